@@ -1,0 +1,177 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string | undefined, string>;
+
+export type Role = "user" | "admin";
+export type NotificationType = "info" | "success" | "warning" | "error";
+export type JobStatus = "pending" | "running" | "completed" | "failed";
+
+export interface UsersTable {
+  id: Generated<string>;
+  name: string;
+  email: string | null;
+  image: string | null;
+  role: Generated<Role>;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface AccountsTable {
+  provider: string;
+  providerUserId: string;
+  userId: string;
+  createdAt: CreatedAt;
+}
+
+export interface SessionsTable {
+  id: Generated<string>;
+  tokenHash: string;
+  userId: string;
+  expiresAt: Timestamp;
+  createdAt: CreatedAt;
+}
+
+export interface ApiTokensTable {
+  id: Generated<string>;
+  userId: string;
+  name: string;
+  tokenHash: string;
+  expiresAt: NullableTimestamp;
+  lastUsedAt: NullableTimestamp;
+  createdAt: CreatedAt;
+}
+
+export interface ModpacksTable {
+  id: Generated<string>;
+  name: string;
+  description: string | null;
+  avatarUrl: string | null;
+  platformUrl: string | null;
+  ownerId: string;
+  isPublic: Generated<boolean>;
+  isVerified: Generated<boolean>;
+  isActive: Generated<boolean>;
+  metadata: Json<Record<string, unknown>>;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface ModpackMembersTable {
+  modpackId: string;
+  userId: string;
+  permission: string[];
+  isActive: Generated<boolean>;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface ModsTable {
+  id: Generated<string>;
+  workshopId: string;
+  name: string;
+  description: Generated<string>;
+  avatarUrl: string | null;
+  platformModIds: Generated<string[]>;
+  mapFolders: Generated<string[]>;
+  requiredWorkshopIds: Generated<string[]>;
+  tags: Generated<string[]>;
+  timeUpdated: NullableTimestamp;
+  isActive: Generated<boolean>;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface ModpackModsTable {
+  id: Generated<string>;
+  modpackId: string;
+  modId: string;
+  isActive: Generated<boolean>;
+  addedBy: string | null;
+  addedAt: Timestamp;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface NotificationsTable {
+  id: Generated<string>;
+  userId: string;
+  title: string;
+  content: string;
+  type: NotificationType;
+  isRead: Generated<boolean>;
+  metadata: Json<Record<string, unknown>>;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface ImportFailure {
+  workshopId: string;
+  reason: string;
+}
+
+export interface ImportsTable {
+  id: Generated<string>;
+  modpackId: string;
+  requestedBy: string;
+  platformUrl: string;
+  collectionId: string;
+  status: Generated<JobStatus>;
+  modsImported: Generated<number>;
+  modsFailed: Generated<number>;
+  itemsTotal: number | null;
+  itemsDone: Generated<number>;
+  failures: Json<ImportFailure[]>;
+  error: string | null;
+  createdAt: CreatedAt;
+  startedAt: NullableTimestamp;
+  finishedAt: NullableTimestamp;
+}
+
+export interface ExportsTable {
+  id: Generated<string>;
+  modpackId: string;
+  requestedBy: string;
+  version: "41x" | "42x";
+  status: Generated<JobStatus>;
+  fileName: string | null;
+  content: string | null;
+  error: string | null;
+  createdAt: CreatedAt;
+  finishedAt: NullableTimestamp;
+}
+
+export interface ExportConfigurationsTable {
+  modpackId: string;
+  modsOrder: string[];
+  modConfig: Json<Record<string, { selectedPlatformModIds: string[] }>>;
+  updatedBy: string | null;
+  updatedAt: Timestamp;
+}
+
+export interface Database {
+  users: UsersTable;
+  accounts: AccountsTable;
+  sessions: SessionsTable;
+  apiTokens: ApiTokensTable;
+  modpacks: ModpacksTable;
+  modpackMembers: ModpackMembersTable;
+  mods: ModsTable;
+  modpackMods: ModpackModsTable;
+  notifications: NotificationsTable;
+  imports: ImportsTable;
+  exports: ExportsTable;
+  exportConfigurations: ExportConfigurationsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type ModpackRow = Selectable<ModpacksTable>;
+export type ModRow = Selectable<ModsTable>;
+export type NewMod = Insertable<ModsTable>;
+export type ModpackUpdate = Updateable<ModpacksTable>;
+export type NotificationRow = Selectable<NotificationsTable>;
+export type ImportRow = Selectable<ImportsTable>;
+export type ExportRow = Selectable<ExportsTable>;

@@ -1,0 +1,244 @@
+import { randomUUID } from "node:crypto";
+import fastifyCookie from "@fastify/cookie";
+import fastifyCors from "@fastify/cors";
+import { appRouter, type Caller, type Context, procedureMeta, type Services } from "@modpack/contract";
+import { TRPCError } from "@trpc/server";
+import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
+import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from "trpc-to-openapi";
+import type { Config } from "../config.js";
+import { codeForStatus, errorBody, isDatabaseUnavailable } from "./errors.js";
+import { buildOpenApiDocument, type OpenApiPaths } from "./openapi.js";
+
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Resolves the caller of a request from its credentials; may refresh the session cookie on the reply. */
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<Caller | null>;
+
+/** Plain Fastify routes (redirects, downloads, streams) with their OpenAPI paths. */
+export interface RouteModule {
+  plugin: FastifyPluginAsync;
+  paths: OpenApiPaths;
+}
+
+export interface AppDependencies {
+  config: Config;
+  services: Services;
+  authenticate: Authenticate;
+  routes?: RouteModule[];
+  logger?: FastifyBaseLogger;
+  /** Called once the app has stopped accepting requests and finished the ones in flight. */
+  onClose?: () => Promise<void>;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    restError?: TRPCError;
+  }
+}
+
+const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Builds the HTTP application: CORS, cookies, the contract's procedures as REST paths at the
+ * root and as native tRPC under `/trpc`, the plain routes, `/openapi.json`, and `/docs`.
+ */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(deps.logger
+      ? { loggerInstance: deps.logger }
+      : {
+          logger: {
+            level: config.logLevel,
+            redact: { paths: ["req.headers.authorization", "req.headers.cookie"], remove: true },
+          },
+        }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: (request) => {
+      const incoming = request.headers["x-request-id"];
+      return typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = new Error("Malformed JSON in request body") as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
+
+  await app.register(fastifyCookie);
+  const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
+  await app.register(fastifyCors, {
+    origin: (origin, callback) => callback(null, origin === undefined || allowedOrigins.has(origin)),
+    credentials: true,
+    methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowedHeaders: ["Content-Type", "Authorization"],
+    exposedHeaders: ["Content-Disposition", "X-Request-Id"],
+    maxAge: 600,
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    let status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status === 500 && isDatabaseUnavailable(error)) status = 503;
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    const message =
+      status === 413
+        ? "Request body is larger than 1 MiB"
+        : status === 415
+          ? "Unsupported content type: send application/json"
+          : error.message;
+    return reply.code(status).send(errorBody({ status, message, code: codeForStatus(status) }));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(errorBody({ status: 404, message: `Route ${request.method} ${request.url.split("?")[0]} not found` })),
+  );
+
+  const createContext = async ({ req, res }: { req: FastifyRequest; res: FastifyReply }): Promise<Context> => ({
+    caller: await deps.authenticate(req, res),
+    services: deps.services,
+    requestId: req.id,
+  });
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: appRouter,
+      createContext,
+      onError({ error, req }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") req.log.error({ err: error.cause ?? error }, "procedure failed");
+      },
+    } satisfies FastifyTRPCPluginOptions<typeof appRouter>["trpcOptions"],
+  });
+
+  const extraPaths: OpenApiPaths = {};
+  for (const module of deps.routes ?? []) {
+    await app.register(module.plugin);
+    Object.assign(extraPaths, module.paths);
+  }
+
+  let document: OpenAPIObject | undefined;
+  const openApiDocument = () => {
+    document ??= buildOpenApiDocument({ publicUrl: config.publicUrl, extraPaths: { ...extraPaths, ...docsPaths } });
+    return document;
+  };
+  app.get("/openapi.json", async () => openApiDocument());
+
+  if (!config.isProduction) {
+    const { default: scalar } = await import("@scalar/fastify-api-reference");
+    await app.register(scalar, {
+      routePrefix: "/docs",
+      configuration: {
+        url: "/openapi.json",
+        title: "Modpack Collection Service",
+        withDefaultFonts: false,
+        hideClientButton: false,
+        persistAuth: true,
+        authentication: { preferredSecurityScheme: "cookieAuth" },
+      },
+    });
+  }
+
+  await app.register(async (rest) => {
+    // A body-less write arrives with no Content-Type; the REST handler treats it as JSON with no body.
+    rest.addHook("onRequest", async (request) => {
+      if (bodyMethods.has(request.method) && !request.headers["content-type"]) {
+        const length = request.headers["content-length"];
+        if (length === undefined || length === "0") request.headers["content-type"] = "application/json";
+      }
+    });
+    rest.addHook("onSend", async (request, reply, payload) => {
+      const error = request.restError;
+      if (!error) return payload;
+      let status = reply.statusCode;
+      if (status === 500 && isDatabaseUnavailable(error.cause ?? error)) status = 503;
+      const cause = error.cause as { issues?: Array<{ path?: PropertyKey[]; message: string }> } | undefined;
+      const issues =
+        error.code === "BAD_REQUEST" && Array.isArray(cause?.issues)
+          ? cause.issues.map((issue) => ({ path: (issue.path ?? []).map(String).join("."), message: issue.message }))
+          : undefined;
+      reply.code(status);
+      return JSON.stringify(errorBody({ status, message: error.message, code: codeForStatus(status), issues }));
+    });
+    await rest.register(fastifyTRPCOpenApiPlugin, {
+      basePath: "/",
+      router: appRouter,
+      createContext,
+      maxBodySize: BODY_LIMIT,
+      responseMeta({ paths, errors }: { paths?: readonly string[]; errors: readonly unknown[] }) {
+        if (errors.length > 0 || !paths?.[0]) return {};
+        const status = procedureMeta(paths[0])?.successStatus;
+        return status ? { status } : {};
+      },
+      onError({ error, req }: { error: TRPCError; req: unknown }) {
+        const request = req as unknown as FastifyRequest;
+        request.restError = error;
+        if (error.code === "INTERNAL_SERVER_ERROR") {
+          const cause = error.cause ?? error;
+          if (isDatabaseUnavailable(cause)) request.log.warn({ err: cause }, "database unavailable");
+          else request.log.error({ err: cause }, "procedure failed");
+        }
+      },
+    });
+  });
+
+  if (deps.onClose) {
+    const onClose = deps.onClose;
+    app.addHook("onClose", async () => onClose());
+  }
+  return app;
+}
+
+const docsPaths: OpenApiPaths = {
+  "/openapi.json": {
+    get: {
+      tags: ["Documentation"],
+      operationId: "getOpenApiDocument",
+      summary: "This OpenAPI document",
+      description: "The OpenAPI 3.1 document of every route of the service. Public.",
+      responses: {
+        "200": { description: "The document", content: { "application/json": { schema: { type: "object" } } } },
+      },
+    },
+  },
+  "/docs": {
+    get: {
+      tags: ["Documentation"],
+      operationId: "getDocs",
+      summary: "Interactive API reference",
+      description:
+        "The Scalar reference rendered from `/openapi.json`, where requests can be sent with the session cookie. Served only when `NODE_ENV` is not `production` (404 there). Public.",
+      responses: {
+        "200": { description: "An HTML page", content: { "text/html": { schema: { type: "string" } } } },
+        "404": {
+          description: "Disabled in production",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
+      },
+    },
+  },
+};
+
+export { TRPCError };

@@ -1,0 +1,76 @@
+import type { FastifyBaseLogger } from "fastify";
+import { fromPglite, type Job, PgBoss, type Queue, type WorkOptions } from "pg-boss";
+import type { DatabaseHandle } from "../db/database.js";
+
+export const JOBS_SCHEMA = "pgboss";
+
+/** A queue, what works it, and (optionally) the cron schedule that feeds it. */
+export interface JobDefinition<Data extends object = object> {
+  queue: string;
+  options?: Omit<Queue, "name">;
+  schedule?: { cron: string; data?: object };
+  work?: WorkOptions;
+  handle(jobs: Job<Data>[]): Promise<unknown>;
+}
+
+export interface Jobs {
+  boss: PgBoss;
+  send(queue: string, data: object, options?: { singletonKey?: string; id?: string }): Promise<string | null>;
+  stop(options?: { graceful?: boolean; timeout?: number }): Promise<void>;
+  /** True between start and stop. */
+  running(): boolean;
+}
+
+/**
+ * Starts pg-boss on the service's database (its own schema), creates every queue, registers
+ * the schedules, and — unless this process only serves HTTP — the workers.
+ */
+export async function startJobs(options: {
+  database: DatabaseHandle;
+  definitions: JobDefinition[];
+  logger: FastifyBaseLogger;
+  workers: boolean;
+}): Promise<Jobs> {
+  const { database, logger } = options;
+  const boss =
+    database.kind === "postgres"
+      ? new PgBoss({
+          connectionString: database.connectionString,
+          schema: JOBS_SCHEMA,
+          max: 4,
+          application_name: "modpack-jobs",
+          useListenNotify: true,
+        })
+      : new PgBoss({ db: fromPglite(database.pglite), backend: "pglite", schema: JOBS_SCHEMA, useListenNotify: true });
+  boss.on("error", (error) => logger.error({ err: error }, "job queue error"));
+  boss.on("warning", (warning) => logger.warn({ warning }, "job queue warning"));
+  await boss.start();
+  for (const definition of options.definitions) {
+    await boss.createQueue(definition.queue, { notify: true, ...definition.options });
+    if (definition.schedule) {
+      await boss.schedule(definition.queue, definition.schedule.cron, definition.schedule.data ?? {});
+    }
+  }
+  if (options.workers) {
+    for (const definition of options.definitions) {
+      await boss.work(definition.queue, { pollingIntervalSeconds: 2, ...definition.work }, (jobs) =>
+        definition.handle(jobs as Job<object>[]),
+      );
+    }
+  }
+  let running = true;
+  return {
+    boss,
+    send: (queue, data, sendOptions) => boss.send(queue, data, sendOptions ?? {}),
+    async stop(stopOptions) {
+      if (!running) return;
+      running = false;
+      await boss.stop({
+        graceful: stopOptions?.graceful ?? true,
+        timeout: stopOptions?.timeout ?? 20_000,
+        close: true,
+      });
+    },
+    running: () => running,
+  };
+}

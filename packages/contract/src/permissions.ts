@@ -1,0 +1,38 @@
+/** Roles and the permissions each holds (service interface, section 5.4), as data. */
+export const roles = ["user", "admin"] as const;
+export type Role = (typeof roles)[number];
+
+const userPermissions = [
+  "modpack.create",
+  "modpack.read",
+  "modpack.update",
+  "modpack.archive",
+  "modpack.export",
+  "modpack.add-mod",
+  "modpack.remove-mod",
+  "modpack.import",
+  "modpack.manager-members",
+  "mod.create",
+  "mod.read",
+  "mod.update",
+  "mod.remove",
+  "notification.read",
+  "notification.update",
+] as const;
+
+const adminOnlyPermissions = ["mod.update-all", "admin.access"] as const;
+
+export type Permission = (typeof userPermissions)[number] | (typeof adminOnlyPermissions)[number];
+
+export const rolePermissions: Readonly<Record<Role, readonly Permission[]>> = {
+  user: userPermissions,
+  admin: [...userPermissions, ...adminOnlyPermissions],
+};
+
+export function roleHasPermission(role: Role, permission: Permission): boolean {
+  return rolePermissions[role].includes(permission);
+}
+
+/** What a member of a modpack may be allowed to do (decisions.md, "Members"). */
+export const memberPermissions = ["read", "add-mod", "remove-mod", "import", "configure"] as const;
+export type MemberPermission = (typeof memberPermissions)[number];

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { healthSchema, readinessSchema } from "../schemas/health.js";
+import { operation, publicProcedure, router } from "../trpc.js";
+
+export const healthRouter = router({
+  check: publicProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/health",
+        tags: ["Health"],
+        summary: "Liveness",
+        description: 'Answers `{ message: "OK" }` while the process is up. It touches nothing else.',
+        operationId: "getHealth",
+        public: true,
+      }),
+    )
+    .input(z.void())
+    .output(healthSchema)
+    .query(() => ({ message: "OK" as const })),
+  ready: publicProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/health/ready",
+        tags: ["Health"],
+        summary: "Readiness",
+        description:
+          "Answers 200 when the database answers a query and the job queue is running; 503 otherwise. Load balancers should route traffic only to ready instances.",
+        operationId: "getReadiness",
+        public: true,
+        errors: [503],
+      }),
+    )
+    .input(z.void())
+    .output(readinessSchema)
+    .query(({ ctx }) => ctx.services.health.readiness()),
+});
