@@ -27,6 +27,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   role?: ProcessRole;
   logger?: FastifyBaseLogger;
+  /** Wraps the services before the app uses them (tests make a procedure fail with it). */
+  services?: ((services: Services) => Services) | undefined;
 }
 
 export function createLogger(config: Config): FastifyBaseLogger {
@@ -50,9 +52,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     await migrateToLatest(database.db);
     const definitions: JobDefinition[] = [sweepSessionsJob(database.db)];
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
-    const services: Services = {
+    const builtServices: Services = {
       health: healthService(database.db, jobs),
     };
+    const services = options.services ? options.services(builtServices) : builtServices;
     const authenticate: Authenticate = async () => null;
     const routes: RouteModule[] = [];
     const startedJobs = jobs;

@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
-  app.removeContentTypeParser("application/json");
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
@@ -96,6 +96,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     allowedHeaders: ["Content-Type", "Authorization"],
     exposedHeaders: ["Content-Disposition", "X-Request-Id"],
     maxAge: 600,
+    strictPreflight: false,
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {

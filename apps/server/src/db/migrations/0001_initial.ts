@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { executeScript } from "../migrate.js";
+import { executeScript } from "../script.js";
 
 // Migrations run against the database as it was at their time, not the current table types.
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,0 +1,7 @@
+import type { Migration } from "kysely/migration";
+import * as m0001 from "./0001_initial.js";
+
+/** Every migration, by its numbered file name; the migrator applies them in name order. */
+export const migrations: Record<string, Migration> = {
+  "0001_initial": m0001,
+};

@@ -1,0 +1,28 @@
+import { type Kysely, sql } from "kysely";
+
+/** Splits a migration script into statements: at each `;` that ends a line outside a `$$` body. */
+export function splitStatements(script: string): string[] {
+  const statements: string[] = [];
+  let current = "";
+  let inBody = false;
+  for (const line of script.split("\n")) {
+    current += `${line}\n`;
+    if ((line.match(/\$\$/g) ?? []).length % 2 === 1) inBody = !inBody;
+    if (!inBody && /;\s*$/.test(line)) {
+      statements.push(current.trim().replace(/;$/, ""));
+      current = "";
+    }
+  }
+  if (current.trim()) statements.push(current.trim());
+  return statements;
+}
+
+/**
+ * Runs a migration script statement by statement: the embedded database runs one statement per
+ * query, and a migration runs inside the migrator's transaction either way.
+ */
+export async function executeScript<T>(db: Kysely<T>, script: string): Promise<void> {
+  for (const statement of splitStatements(script)) {
+    await sql.raw(statement).execute(db);
+  }
+}

@@ -1,0 +1,44 @@
+import type { Services } from "@modpack/contract";
+import type { FastifyInstance } from "fastify";
+import { type Environment, loadConfig } from "../../src/config.js";
+import { type Runtime, startRuntime } from "../../src/runtime.js";
+import { createTestDatabase, type TestDatabase } from "./database.js";
+
+export interface TestService {
+  runtime: Runtime;
+  app: FastifyInstance;
+  database: TestDatabase;
+  stop(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  env?: Partial<Record<keyof Environment, string>>;
+  /** Replaces services, to make a procedure fail on purpose. */
+  services?: (services: Services) => Services;
+  /** Reuse another service's database (a second instance). */
+  database?: TestDatabase;
+}
+
+/** Starts the whole service (database, migrations, jobs, HTTP app) on this file's own database. */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    DATA_DIR: database.dataDir,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...options.env,
+  });
+  const runtime = await startRuntime(config, { services: options.services });
+  if (!runtime.app) throw new Error("the test service has no HTTP app");
+  await runtime.app.ready();
+  return {
+    runtime,
+    app: runtime.app,
+    database,
+    async stop() {
+      await runtime.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
