@@ -1,8 +1,10 @@
+import { authRouter } from "./procedures/auth.js";
 import { healthRouter } from "./procedures/health.js";
 import { type Meta, router } from "./trpc.js";
 
 export const appRouter = router({
   health: healthRouter,
+  auth: authRouter,
 });
 
 export type AppRouter = typeof appRouter;
@@ -23,8 +25,11 @@ export function allProcedureMeta(): Meta[] {
 
 export * from "./errors.js";
 export * from "./permissions.js";
+export * from "./schemas/common.js";
 export * from "./schemas/errors.js";
 export * from "./schemas/health.js";
+export * from "./schemas/session.js";
+export * from "./schemas/token.js";
 export type { Services } from "./services.js";
 export {
   type Caller,

@@ -12,6 +12,8 @@ export interface Caller {
   sessionId: string | null;
   /** The API token behind the call, when it came with one. */
   tokenId: string | null;
+  /** When the session or token expires (sessions slide forward with each request). */
+  expiresAt: Date;
 }
 
 export interface Context {

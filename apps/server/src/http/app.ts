@@ -12,6 +12,7 @@ import Fastify, {
   type FastifyRequest,
 } from "fastify";
 import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from "trpc-to-openapi";
+import { SESSION_COOKIE } from "../auth/cookies.js";
 import type { Config } from "../config.js";
 import { codeForStatus, errorBody, isDatabaseUnavailable } from "./errors.js";
 import { buildOpenApiDocument, type OpenApiPaths } from "./openapi.js";
@@ -69,8 +70,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     routerOptions: { ignoreTrailingSlash: true },
   });
 
+  const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
+  });
+
+  // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
+  app.addHook("onRequest", async (request, reply) => {
+    if (!bodyMethods.has(request.method)) return;
+    const origin = request.headers.origin;
+    if (!origin || allowedOrigins.has(origin)) return;
+    if (request.headers.authorization?.toLowerCase().startsWith("bearer ")) return;
+    if (!request.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return;
+    return reply
+      .code(403)
+      .send(errorBody({ status: 403, message: `Cross-site request from ${origin} refused`, code: "FORBIDDEN" }));
   });
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
@@ -88,7 +102,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   await app.register(fastifyCookie);
-  const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
   await app.register(fastifyCors, {
     origin: (origin, callback) => callback(null, origin === undefined || allowedOrigins.has(origin)),
     credentials: true,

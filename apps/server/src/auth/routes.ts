@@ -1,0 +1,53 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Config } from "../config.js";
+import type { RouteModule } from "../http/app.js";
+import { bearerToken } from "./authenticate.js";
+import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
+import type { RevocationChannel } from "./revocations.js";
+import { API_TOKEN_PREFIX } from "./secrets.js";
+import type { SessionStore } from "./sessions.js";
+
+export interface AuthRouteDependencies {
+  config: Config;
+  store: SessionStore;
+  revocations: RevocationChannel;
+  endSession(sessionId: string): Promise<void>;
+}
+
+/** Sign-out: ends the session at once on every instance and clears the cookie. */
+export function signOutRoutes(deps: AuthRouteDependencies): RouteModule {
+  const { store } = deps;
+  const cookieOptions = sessionCookieOptions(deps.config);
+  const plugin: FastifyPluginAsync = async (app) => {
+    app.post("/auth/sign-out", async (request, reply) => {
+      const bearer = bearerToken(request);
+      const token = bearer && !bearer.startsWith(API_TOKEN_PREFIX) ? bearer : request.cookies[SESSION_COOKIE];
+      const credential = token ? await store.validateSession(token) : null;
+      if (credential) await deps.endSession(credential.id);
+      reply.clearCookie(SESSION_COOKIE, { path: "/", sameSite: cookieOptions.sameSite, secure: cookieOptions.secure });
+      return reply.code(204).send();
+    });
+  };
+  return {
+    plugin,
+    paths: {
+      "/auth/sign-out": {
+        post: {
+          tags: ["Auth"],
+          operationId: "signOut",
+          summary: "Sign out",
+          description:
+            "Ends the caller's session (from the cookie, or a session token sent as Bearer) at once on every server instance and clears the cookie. Idempotent: without a valid session it still answers 204. API tokens are revoked with `DELETE /auth/tokens/{id}` instead.",
+          security: [{ cookieAuth: [] }, { bearerAuth: [] }, {}],
+          responses: {
+            "204": { description: "Signed out; the cookie is cleared." },
+            "403": {
+              description: "A cookie request from an origin that is neither the service's nor in ORIGIN_ALLOWED.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+            },
+          },
+        },
+      },
+    },
+  };
+}
