@@ -1,10 +1,23 @@
+import { adminRouter } from "./procedures/admin.js";
 import { authRouter } from "./procedures/auth.js";
 import { healthRouter } from "./procedures/health.js";
+import { membersRouter } from "./procedures/members.js";
+import { modpackModsRouter } from "./procedures/modpack-mods.js";
+import { modpacksRouter } from "./procedures/modpacks.js";
+import { modsRouter } from "./procedures/mods.js";
+import { notificationsRouter } from "./procedures/notifications.js";
 import { type Meta, router } from "./trpc.js";
 
+/** The whole API. REST paths match in definition order, so static paths precede parameterized ones. */
 export const appRouter = router({
   health: healthRouter,
   auth: authRouter,
+  modpacks: modpacksRouter,
+  members: membersRouter,
+  modpackMods: modpackModsRouter,
+  mods: modsRouter,
+  notifications: notificationsRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;
@@ -25,16 +38,25 @@ export function allProcedureMeta(): Meta[] {
 
 export * from "./errors.js";
 export * from "./permissions.js";
+export * from "./schemas/admin.js";
 export * from "./schemas/common.js";
 export * from "./schemas/errors.js";
 export * from "./schemas/health.js";
+export * from "./schemas/member.js";
+export * from "./schemas/mod.js";
+export * from "./schemas/modpack.js";
+export * from "./schemas/notification.js";
+export * from "./schemas/pagination.js";
 export * from "./schemas/session.js";
 export * from "./schemas/token.js";
+export * from "./schemas/workshop.js";
 export type { Services } from "./services.js";
 export {
   type Caller,
   type Context,
   createCallerFactory,
   type Meta,
+  type ModpackAccess,
+  type ModpackNeed,
   type SuccessStatus,
 } from "./trpc.js";

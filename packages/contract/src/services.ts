@@ -1,7 +1,21 @@
+import type { AdminStats, AdminUser, AdminUserListInput } from "./schemas/admin.js";
+import type { MessageBody } from "./schemas/common.js";
 import type { Readiness } from "./schemas/health.js";
+import type { AddMemberInput, Member, UpdateMemberInput } from "./schemas/member.js";
+import type { Mod, ModListInput, ModpackMod, ModpackModLink, ModpackModListInput, TagList } from "./schemas/mod.js";
+import type {
+  CreateModpackInput,
+  Modpack,
+  ModpackSummary,
+  MyModpackListInput,
+  PublicModpackListInput,
+  UpdateModpackInput,
+} from "./schemas/modpack.js";
+import type { Notification, NotificationListInput } from "./schemas/notification.js";
+import type { Paged } from "./schemas/pagination.js";
 import type { SessionInfo } from "./schemas/session.js";
 import type { ApiToken, CreatedToken, CreateTokenInput } from "./schemas/token.js";
-import type { Caller } from "./trpc.js";
+import type { Caller, ModpackAccess, ModpackNeed } from "./trpc.js";
 
 /**
  * What the server implements: one port per resource. Procedures call these with the caller
@@ -16,5 +30,46 @@ export interface Services {
     createToken(caller: Caller, input: CreateTokenInput): Promise<CreatedToken>;
     listTokens(caller: Caller): Promise<{ tokens: ApiToken[] }>;
     revokeToken(caller: Caller, id: string): Promise<void>;
+  };
+  modpacks: {
+    /** Loads a modpack and applies a resource rule: 404 when it is not there for the caller, 403 when refused. */
+    authorize(caller: Caller | null, id: string, need: ModpackNeed): Promise<ModpackAccess>;
+    listPublic(input: PublicModpackListInput): Promise<Paged<ModpackSummary>>;
+    listMine(caller: Caller, input: MyModpackListInput): Promise<Paged<ModpackSummary>>;
+    create(caller: Caller, input: CreateModpackInput): Promise<Modpack>;
+    get(modpack: ModpackAccess): Promise<Modpack>;
+    update(caller: Caller, modpack: ModpackAccess, input: UpdateModpackInput): Promise<Modpack>;
+    archive(caller: Caller, modpack: ModpackAccess): Promise<MessageBody>;
+    restore(caller: Caller, modpack: ModpackAccess): Promise<Modpack>;
+  };
+  members: {
+    list(modpack: ModpackAccess): Promise<{ members: Member[] }>;
+    add(caller: Caller, modpack: ModpackAccess, input: AddMemberInput): Promise<Member>;
+    update(caller: Caller, modpack: ModpackAccess, input: UpdateMemberInput): Promise<Member>;
+    remove(caller: Caller, modpack: ModpackAccess, userId: string): Promise<MessageBody>;
+  };
+  mods: {
+    list(caller: Caller | null, input: ModListInput): Promise<Paged<Mod>>;
+    tags(): Promise<TagList>;
+    get(id: string): Promise<Mod>;
+    create(caller: Caller, reference: string): Promise<Mod & { created: boolean }>;
+    refresh(caller: Caller, id: string): Promise<Mod>;
+    updateAll(caller: Caller): Promise<{ message: string; jobId: string | null }>;
+  };
+  modpackMods: {
+    list(modpack: ModpackAccess, input: ModpackModListInput): Promise<Paged<ModpackMod>>;
+    add(caller: Caller, modpack: ModpackAccess, reference: string): Promise<ModpackModLink>;
+    remove(caller: Caller, modpack: ModpackAccess, modId: string): Promise<MessageBody>;
+  };
+  notifications: {
+    list(caller: Caller, input: NotificationListInput): Promise<{ notifications: Notification[]; unreadCount: number }>;
+    markRead(caller: Caller, id: string): Promise<Notification>;
+    markAllRead(caller: Caller): Promise<{ updated: number }>;
+  };
+  admin: {
+    listUsers(input: AdminUserListInput): Promise<Paged<AdminUser>>;
+    updateUser(caller: Caller, input: { id: string; role: "user" | "admin" }): Promise<AdminUser>;
+    verifyModpack(caller: Caller, input: { id: string; isVerified: boolean }): Promise<Modpack>;
+    stats(): Promise<AdminStats>;
   };
 }

@@ -1,7 +1,8 @@
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
+import { z } from "zod";
 import { noPermission, unauthorized } from "./errors.js";
-import { type Permission, type Role, roleHasPermission } from "./permissions.js";
+import { type MemberPermission, type Permission, type Role, roleHasPermission } from "./permissions.js";
 import type { Services } from "./services.js";
 
 /** Who is calling: resolved by the server from the session cookie or a Bearer token. */
@@ -24,6 +25,24 @@ export interface Context {
 
 export type SuccessStatus = 200 | 201 | 202 | 204;
 
+/**
+ * What a procedure needs of the modpack named by its `id`: `public` (public and active, else 404),
+ * `read` (owner, member, or public), `owner`, or a member permission (owner, or a member holding it).
+ */
+export type ModpackNeed = "public" | "read" | "owner" | Exclude<MemberPermission, "read">;
+
+/** A modpack the caller was allowed to reach, as the service loaded it for the resource rule. */
+export interface ModpackAccess {
+  id: string;
+  name: string;
+  ownerId: string;
+  isPublic: boolean;
+  isActive: boolean;
+  isOwner: boolean;
+  /** The caller's permissions as an active member, or null when not a member. */
+  memberPermissions: MemberPermission[] | null;
+}
+
 export type Meta = OpenApiMeta<{
   /** The role permission the procedure needs (section 5.4); checked before anything else. */
   permission?: Permission;
@@ -31,6 +50,8 @@ export type Meta = OpenApiMeta<{
   successStatus?: SuccessStatus;
   /** Error statuses the operation can answer with, besides the ones implied by auth and input. */
   errors?: number[];
+  /** The resource rule on the modpack named by the input's `id`, checked before the input is parsed. */
+  modpackAccess?: ModpackNeed;
 }>;
 
 export interface ShapedIssue {
@@ -79,6 +100,27 @@ export const protectedProcedure = t.procedure.use(({ ctx, meta, next }) => {
   return next({ ctx: { ...ctx, caller } });
 });
 
+const modpackIdInput = z.object({ id: z.uuid({ message: "Must be a UUID" }) });
+
+/**
+ * Loads the modpack named by the raw input's `id` and applies the procedure's resource rule, so a
+ * missing modpack (404) or a refused caller (403) is answered before the body is validated (400).
+ */
+const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
+  const need = meta?.modpackAccess;
+  if (!need) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "modpackAccess missing from meta" });
+  const raw = await getRawInput();
+  const parsed = modpackIdInput.safeParse(raw);
+  if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
+  const modpack = await ctx.services.modpacks.authorize(ctx.caller, parsed.data.id, need);
+  return next({ ctx: { modpack } });
+});
+
+/** A public procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
+export const publicModpackProcedure = publicProcedure.use(guardModpack);
+/** A signed-in procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
+export const modpackProcedure = protectedProcedure.use(guardModpack);
+
 interface OperationOptions {
   method: OpenApiMethod;
   path: `/${string}`;
@@ -92,10 +134,12 @@ interface OperationOptions {
   errors?: number[];
   /** Public operations need no credentials. */
   public?: boolean;
+  modpackAccess?: ModpackNeed;
 }
 
 /** Builds a procedure's meta: the REST route, its documentation and its permission, in one place. */
 export function operation(options: OperationOptions): Meta {
+  const rule = options.modpackAccess ? modpackRuleText[options.modpackAccess] : "";
   const access = options.public
     ? "Public: no credentials needed."
     : options.permission
@@ -107,13 +151,28 @@ export function operation(options: OperationOptions): Meta {
       path: options.path,
       tags: options.tags,
       summary: options.summary,
-      description: `${options.description}\n\n${access}`,
+      description: `${options.description}\n\n${access}${rule ? ` ${rule}` : ""}`,
       operationId: options.operationId,
       protect: !options.public,
     },
   };
   if (options.permission) meta.permission = options.permission;
   if (options.successStatus) meta.successStatus = options.successStatus;
-  if (options.errors) meta.errors = options.errors;
+  if (options.modpackAccess) {
+    meta.modpackAccess = options.modpackAccess;
+    meta.errors = [...new Set([...(options.errors ?? []), 404, ...(options.modpackAccess === "public" ? [] : [403])])];
+  } else if (options.errors) {
+    meta.errors = options.errors;
+  }
   return meta;
 }
+
+const modpackRuleText: Record<ModpackNeed, string> = {
+  public: "Only public, active modpacks are visible here; any other id answers 404.",
+  read: "The modpack must be yours, shared with you, or public (403 `Access denied` otherwise); an archived modpack is 404 to everyone but its owner.",
+  owner: "Only the modpack's owner may do this (403 `Access denied` otherwise).",
+  "add-mod": "The owner, or a member holding `add-mod` (403 `Access denied` otherwise).",
+  "remove-mod": "The owner, or a member holding `remove-mod` (403 `Access denied` otherwise).",
+  import: "The owner, or a member holding `import` (403 `Access denied` otherwise).",
+  configure: "The owner, or a member holding `configure` (403 `Access denied` otherwise).",
+};

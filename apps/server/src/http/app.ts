@@ -13,6 +13,7 @@ import Fastify, {
 } from "fastify";
 import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from "trpc-to-openapi";
 import { SESSION_COOKIE } from "../auth/cookies.js";
+import { redactedLogPaths, serializeRequest } from "../auth/log-redaction.js";
 import type { Config } from "../config.js";
 import { codeForStatus, errorBody, isDatabaseUnavailable } from "./errors.js";
 import { buildOpenApiDocument, type OpenApiPaths } from "./openapi.js";
@@ -58,7 +59,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       : {
           logger: {
             level: config.logLevel,
-            redact: { paths: ["req.headers.authorization", "req.headers.cookie"], remove: true },
+            redact: { paths: redactedLogPaths, remove: true },
+            serializers: { req: serializeRequest },
           },
         }),
     bodyLimit: BODY_LIMIT,
@@ -201,9 +203,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       router: appRouter,
       createContext,
       maxBodySize: BODY_LIMIT,
-      responseMeta({ paths, errors }: { paths?: readonly string[]; errors: readonly unknown[] }) {
+      responseMeta({ paths, errors, data }: { paths?: readonly string[]; errors: readonly unknown[]; data: unknown[] }) {
         if (errors.length > 0 || !paths?.[0]) return {};
         const status = procedureMeta(paths[0])?.successStatus;
+        // A create that found the thing already there answers 200 with it instead of 201.
+        const body = data[0];
+        if (status === 201 && typeof body === "object" && body !== null && "created" in body && body.created === false) {
+          return { status: 200 };
+        }
         return status ? { status } : {};
       },
       onError({ error, req }: { error: TRPCError; req: unknown }) {

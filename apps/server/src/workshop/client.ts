@@ -1,0 +1,489 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { parseDescription } from "./description.js";
+
+/** Steam app id of Project Zomboid; items for any other game are refused. */
+export const PROJECT_ZOMBOID_APP_ID = 108600;
+/** Steam reports collections as created by the "Steam Workshop" app (766), whatever game they are for. */
+const COLLECTION_CREATOR_APP_ID = 766;
+/** `file_type` / `filetype` of a collection (k_EWorkshopFileTypeCollection). */
+const COLLECTION_FILE_TYPE = 2;
+const BATCH_SIZE = 100;
+const BATCH_CONCURRENCY = 2;
+const MAX_RETRY_DELAY_MS = 10_000;
+const WORKSHOP_ID = /^\d{1,20}$/;
+
+export const WORKSHOP_ENDPOINTS = {
+  publishedFileDetails: "ISteamRemoteStorage/GetPublishedFileDetails/v1",
+  collectionDetails: "ISteamRemoteStorage/GetCollectionDetails/v1",
+  details: "IPublishedFileService/GetDetails/v1",
+} as const;
+
+export type WorkshopEndpoint = (typeof WORKSHOP_ENDPOINTS)[keyof typeof WORKSHOP_ENDPOINTS];
+
+export interface WorkshopItem {
+  workshopId: string;
+  title: string;
+  description: string;
+  previewUrl: string | null;
+  tags: string[];
+  timeUpdated: Date | null;
+  platformModIds: string[];
+  mapFolders: string[];
+  requiredWorkshopIds: string[];
+}
+
+export type WorkshopItemFailureReason = "missing" | "wrong_game" | "collection" | "banned";
+
+export type WorkshopItemResult =
+  | { ok: true; item: WorkshopItem }
+  | { ok: false; workshopId: string; reason: WorkshopItemFailureReason };
+
+export interface CollectionChild {
+  workshopId: string;
+  /** 0 for an item, 2 for a nested collection. */
+  fileType: number;
+  sortOrder: number;
+}
+
+export type CollectionResult =
+  | { ok: true; collectionId: string; children: CollectionChild[] }
+  | { ok: false; collectionId: string; reason: "missing" };
+
+export type CollectionExpansion =
+  | { ok: true; itemIds: string[]; nestedCollections: string[] }
+  | { ok: false; reason: "missing" };
+
+export interface WorkshopClientOptions {
+  /** Steam Web API root, e.g. https://api.steampowered.com (no trailing slash needed). */
+  baseUrl: string;
+  /** With a key, items are read through IPublishedFileService/GetDetails, which also lists required items. */
+  apiKey?: string;
+  fetch?: typeof fetch;
+  /** Per-request limit, including reading the body. Default 10 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  /** First backoff delay; doubles per retry, plus up to the same amount of jitter. Default 250. */
+  retryBaseMs?: number;
+  /** Called before every HTTP attempt, retries included. */
+  onRequest?: (endpoint: WorkshopEndpoint) => void;
+}
+
+export interface WorkshopClient {
+  /** One result per input id, in input order. */
+  getItems(ids: string[]): Promise<WorkshopItemResult[]>;
+  /** One result per input id, in input order; children sorted by sort order. */
+  getCollections(ids: string[]): Promise<CollectionResult[]>;
+  /** Every item of a collection and of the collections nested in it, breadth-first. */
+  expandCollection(collectionId: string): Promise<CollectionExpansion>;
+}
+
+export type WorkshopErrorKind = "unavailable" | "rate_limited" | "bad_response";
+
+/** The Steam Web API could not give a usable answer. Messages never contain the API key. */
+export class WorkshopError extends Error {
+  override name = "WorkshopError";
+  readonly kind: WorkshopErrorKind;
+  readonly endpoint: WorkshopEndpoint;
+  readonly status: number | undefined;
+
+  constructor(kind: WorkshopErrorKind, endpoint: WorkshopEndpoint, message: string, status?: number) {
+    super(message);
+    this.kind = kind;
+    this.endpoint = endpoint;
+    this.status = status;
+  }
+}
+
+const integer = z.union([
+  z.number().int(),
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
+
+const workshopId = z.union([
+  z.string().trim().regex(WORKSHOP_ID),
+  z
+    .number()
+    .int()
+    .nonnegative()
+    .transform((value) => String(value)),
+]);
+
+const flag = z.union([
+  z.boolean(),
+  z.number().transform((value) => value !== 0),
+  z.string().transform((value) => !["", "0", "false"].includes(value.trim().toLowerCase())),
+]);
+
+const optionalInteger = integer.optional().catch(undefined);
+const optionalText = z.string().optional().catch(undefined);
+
+const childSchema = z.object({
+  publishedfileid: workshopId,
+  sortorder: optionalInteger,
+  filetype: optionalInteger,
+  file_type: optionalInteger,
+});
+
+/** One entry of GetPublishedFileDetails or GetDetails; the two spell some fields differently. */
+const detailSchema = z.object({
+  publishedfileid: workshopId,
+  result: integer,
+  consumer_app_id: optionalInteger,
+  consumer_appid: optionalInteger,
+  creator_app_id: optionalInteger,
+  creator_appid: optionalInteger,
+  file_type: optionalInteger,
+  title: optionalText,
+  description: optionalText,
+  file_description: optionalText,
+  preview_url: optionalText,
+  time_updated: optionalInteger,
+  tags: z
+    .array(z.object({ tag: z.string() }))
+    .optional()
+    .catch(undefined),
+  banned: flag.optional().catch(undefined),
+  children: z.array(childSchema).optional().catch(undefined),
+});
+
+const detailsResponseSchema = z.object({
+  response: z.object({ publishedfiledetails: z.array(detailSchema) }),
+});
+
+const collectionSchema = z.object({
+  publishedfileid: workshopId,
+  result: integer,
+  children: z.array(childSchema).optional(),
+});
+
+const collectionsResponseSchema = z.object({
+  response: z.object({ collectiondetails: z.array(collectionSchema) }),
+});
+
+type Detail = z.infer<typeof detailSchema>;
+type Collection = z.infer<typeof collectionSchema>;
+
+interface Failure {
+  kind: WorkshopErrorKind;
+  message: string;
+  status?: number;
+  delayMs?: number;
+}
+
+function chunk<T>(values: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < values.length; start += size) chunks.push(values.slice(start, start + size));
+  return chunks;
+}
+
+/** Runs `work` over `inputs` with at most BATCH_CONCURRENCY in flight; stops starting new work after a failure. */
+async function mapLimited<T, R>(inputs: T[], work: (input: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  let failed = false;
+  const runner = async () => {
+    while (!failed && next < inputs.length) {
+      const index = next++;
+      try {
+        results[index] = await work(inputs[index]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, inputs.length) }, runner));
+  return results;
+}
+
+/** Seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+}
+
+function firstDefined<T>(...values: (T | undefined)[]): T | undefined {
+  return values.find((value) => value !== undefined);
+}
+
+function toItemResult(requestedId: string, detail: Detail | undefined): WorkshopItemResult {
+  if (detail === undefined || detail.result !== 1) return { ok: false, workshopId: requestedId, reason: "missing" };
+  if (firstDefined(detail.consumer_app_id, detail.consumer_appid) !== PROJECT_ZOMBOID_APP_ID) {
+    return { ok: false, workshopId: requestedId, reason: "wrong_game" };
+  }
+  if (
+    detail.file_type === COLLECTION_FILE_TYPE ||
+    firstDefined(detail.creator_app_id, detail.creator_appid) === COLLECTION_CREATOR_APP_ID
+  ) {
+    return { ok: false, workshopId: requestedId, reason: "collection" };
+  }
+  if (detail.banned === true) return { ok: false, workshopId: requestedId, reason: "banned" };
+
+  const description = firstDefined(detail.description, detail.file_description) ?? "";
+  const parsed = parseDescription(description, requestedId);
+  const timeUpdated = detail.time_updated !== undefined && detail.time_updated > 0 ? detail.time_updated : undefined;
+  const required = new Set((detail.children ?? []).map((child) => child.publishedfileid));
+  required.delete(requestedId);
+  return {
+    ok: true,
+    item: {
+      workshopId: requestedId,
+      title: detail.title ?? "",
+      description,
+      previewUrl: detail.preview_url ? detail.preview_url : null,
+      tags: [...new Set((detail.tags ?? []).map((tag) => tag.tag.trim()).filter((tag) => tag.length > 0))],
+      timeUpdated: timeUpdated === undefined ? null : new Date(timeUpdated * 1000),
+      platformModIds: parsed.platformModIds,
+      mapFolders: parsed.mapFolders,
+      requiredWorkshopIds: [...required],
+    },
+  };
+}
+
+function toCollectionResult(requestedId: string, collection: Collection | undefined): CollectionResult {
+  if (collection === undefined || collection.result !== 1 || collection.children === undefined) {
+    return { ok: false, collectionId: requestedId, reason: "missing" };
+  }
+  const children = collection.children
+    .map((child, index) => ({
+      workshopId: child.publishedfileid,
+      fileType: firstDefined(child.filetype, child.file_type) ?? 0,
+      sortOrder: child.sortorder ?? index,
+      index,
+    }))
+    .sort((a, b) => a.sortOrder - b.sortOrder || a.index - b.index)
+    .map(({ workshopId, fileType, sortOrder }) => ({ workshopId, fileType, sortOrder }));
+  return { ok: true, collectionId: requestedId, children };
+}
+
+/** Client for the public Steam Web API endpoints that describe workshop items and collections. */
+export function createWorkshopClient(options: WorkshopClientOptions): WorkshopClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const apiKey = options.apiKey && options.apiKey.length > 0 ? options.apiKey : undefined;
+  const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 3));
+  const retryBaseMs = Math.max(0, options.retryBaseMs ?? 250);
+
+  const redact = (text: string) => (apiKey === undefined ? text : text.split(apiKey).join("[redacted]"));
+
+  const backoffMs = (retry: number) => {
+    const base = retryBaseMs * 2 ** retry;
+    return Math.min(MAX_RETRY_DELAY_MS, base + Math.random() * base);
+  };
+
+  /** One attempt: the parsed body, or why it failed. Throws only for answers that retrying cannot fix. */
+  async function attempt<T>(
+    endpoint: WorkshopEndpoint,
+    url: string,
+    init: RequestInit,
+    schema: z.ZodType<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
+    let response: Response;
+    let body: string;
+    try {
+      response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        const status = response.status;
+        if (status === 429) {
+          const wait = retryAfterMs(response.headers.get("retry-after"));
+          return {
+            ok: false,
+            failure: {
+              kind: "rate_limited",
+              status,
+              message: "answered HTTP 429 (rate limited)",
+              ...(wait === undefined ? {} : { delayMs: Math.min(wait, MAX_RETRY_DELAY_MS) }),
+            },
+          };
+        }
+        if (status >= 500) {
+          return { ok: false, failure: { kind: "unavailable", status, message: `answered HTTP ${status}` } };
+        }
+        throw new WorkshopError("bad_response", endpoint, `Steam Web API ${endpoint} answered HTTP ${status}`, status);
+      }
+      body = await response.text();
+    } catch (error) {
+      if (error instanceof WorkshopError) throw error;
+      const message = isTimeout(error)
+        ? `did not answer within ${timeoutMs} ms`
+        : `could not be reached (${redact(describeError(error))})`;
+      return { ok: false, failure: { kind: "unavailable", message } };
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return {
+        ok: false,
+        failure: { kind: "bad_response", status: response.status, message: "answered with non-JSON" },
+      };
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue ? ` at ${issue.path.join(".") || "(root)"}: ${issue.message}` : "";
+      return {
+        ok: false,
+        failure: {
+          kind: "bad_response",
+          status: response.status,
+          message: `answered with an unexpected shape${redact(where)}`,
+        },
+      };
+    }
+    return { ok: true, value: parsed.data };
+  }
+
+  async function request<T>(
+    endpoint: WorkshopEndpoint,
+    url: string,
+    init: RequestInit,
+    schema: z.ZodType<T>,
+  ): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      options.onRequest?.(endpoint);
+      const outcome = await attempt(endpoint, url, init, schema);
+      if (outcome.ok) return outcome.value;
+      const { failure } = outcome;
+      if (retry >= maxRetries) {
+        const attempts = retry + 1;
+        throw new WorkshopError(
+          failure.kind,
+          endpoint,
+          `Steam Web API ${endpoint} ${failure.message} (after ${attempts} attempt${attempts === 1 ? "" : "s"})`,
+          failure.status,
+        );
+      }
+      await sleep(failure.delayMs ?? backoffMs(retry));
+    }
+  }
+
+  function formPost(parameters: URLSearchParams): RequestInit {
+    return {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: parameters.toString(),
+    };
+  }
+
+  async function fetchDetails(ids: string[]): Promise<Detail[]> {
+    if (apiKey !== undefined) {
+      const parameters = new URLSearchParams({ key: apiKey, includechildren: "true", includetags: "true" });
+      ids.forEach((id, index) => {
+        parameters.append(`publishedfileids[${index}]`, id);
+      });
+      const url = `${baseUrl}/IPublishedFileService/GetDetails/v1/?${parameters.toString()}`;
+      const init: RequestInit = { method: "GET", headers: { accept: "application/json" } };
+      const data = await request(WORKSHOP_ENDPOINTS.details, url, init, detailsResponseSchema);
+      return data.response.publishedfiledetails;
+    }
+    const parameters = new URLSearchParams({ itemcount: String(ids.length) });
+    ids.forEach((id, index) => {
+      parameters.append(`publishedfileids[${index}]`, id);
+    });
+    const url = `${baseUrl}/ISteamRemoteStorage/GetPublishedFileDetails/v1/`;
+    const data = await request(
+      WORKSHOP_ENDPOINTS.publishedFileDetails,
+      url,
+      formPost(parameters),
+      detailsResponseSchema,
+    );
+    return data.response.publishedfiledetails;
+  }
+
+  async function fetchCollections(ids: string[]): Promise<Collection[]> {
+    const parameters = new URLSearchParams({ collectioncount: String(ids.length) });
+    ids.forEach((id, index) => {
+      parameters.append(`publishedfileids[${index}]`, id);
+    });
+    const url = `${baseUrl}/ISteamRemoteStorage/GetCollectionDetails/v1/`;
+    const data = await request(
+      WORKSHOP_ENDPOINTS.collectionDetails,
+      url,
+      formPost(parameters),
+      collectionsResponseSchema,
+    );
+    return data.response.collectiondetails;
+  }
+
+  /** Looks up each distinct well-formed id once, in batches; ids that are not numbers are never sent. */
+  async function lookUp<T extends { publishedfileid: string }>(
+    ids: string[],
+    fetchBatch: (batch: string[]) => Promise<T[]>,
+  ): Promise<Map<string, T>> {
+    const distinct = [...new Set(ids)].filter((id) => WORKSHOP_ID.test(id));
+    const batches = await mapLimited(chunk(distinct, BATCH_SIZE), fetchBatch);
+    const found = new Map<string, T>();
+    for (const entry of batches.flat()) {
+      if (!found.has(entry.publishedfileid)) found.set(entry.publishedfileid, entry);
+    }
+    return found;
+  }
+
+  async function getItems(ids: string[]): Promise<WorkshopItemResult[]> {
+    const found = await lookUp(ids, fetchDetails);
+    return ids.map((id) => toItemResult(id, found.get(id)));
+  }
+
+  async function getCollections(ids: string[]): Promise<CollectionResult[]> {
+    const found = await lookUp(ids, fetchCollections);
+    return ids.map((id) => toCollectionResult(id, found.get(id)));
+  }
+
+  async function expandCollection(collectionId: string): Promise<CollectionExpansion> {
+    const visited = new Set([collectionId]);
+    const itemIds = new Set<string>();
+    const nestedCollections: string[] = [];
+    let level = [collectionId];
+    let root = true;
+    while (level.length > 0) {
+      const results = await getCollections(level);
+      const nextLevel: string[] = [];
+      for (const result of results) {
+        if (!result.ok) {
+          if (root) return { ok: false, reason: "missing" };
+          continue;
+        }
+        if (!root) nestedCollections.push(result.collectionId);
+        for (const child of result.children) {
+          if (child.fileType === COLLECTION_FILE_TYPE) {
+            if (!visited.has(child.workshopId)) {
+              visited.add(child.workshopId);
+              nextLevel.push(child.workshopId);
+            }
+          } else {
+            itemIds.add(child.workshopId);
+          }
+        }
+      }
+      root = false;
+      level = nextLevel;
+    }
+    return { ok: true, itemIds: [...itemIds], nestedCollections };
+  }
+
+  return { getItems, getCollections, expandCollection };
+}

@@ -1,0 +1,79 @@
+import { z } from "zod";
+import {
+  adminStatsSchema,
+  adminUserListInput,
+  adminUserPageSchema,
+  adminUserSchema,
+  updateUserRoleInput,
+  verifyModpackInput,
+} from "../schemas/admin.js";
+import { modpackSchema } from "../schemas/modpack.js";
+import { operation, protectedProcedure, router } from "../trpc.js";
+
+const tags = ["Admin"];
+
+export const adminRouter = router({
+  listUsers: protectedProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/admin/users",
+        tags,
+        summary: "List users",
+        description: "Every user, newest first, paged (default 20); `search` matches name or email.",
+        operationId: "adminListUsers",
+        permission: "admin.access",
+      }),
+    )
+    .input(adminUserListInput)
+    .output(adminUserPageSchema)
+    .query(({ ctx, input }) => ctx.services.admin.listUsers(input)),
+  updateUser: protectedProcedure
+    .meta(
+      operation({
+        method: "PATCH",
+        path: "/admin/users/{id}",
+        tags,
+        summary: "Change a user's role",
+        description:
+          "Sets a user's role (`user` or `admin`); it applies to their next request on every instance. Note that `ADMIN_EMAILS` grants `admin` again at the listed users' next sign-in. An admin cannot demote themselves (422).",
+        operationId: "adminUpdateUser",
+        permission: "admin.access",
+        errors: [404, 422],
+      }),
+    )
+    .input(updateUserRoleInput)
+    .output(adminUserSchema)
+    .mutation(({ ctx, input }) => ctx.services.admin.updateUser(ctx.caller, input)),
+  verifyModpack: protectedProcedure
+    .meta(
+      operation({
+        method: "PATCH",
+        path: "/admin/modpacks/{id}",
+        tags,
+        summary: "Verify a modpack",
+        description: "Sets or clears a modpack's `isVerified` badge; the owner is notified.",
+        operationId: "adminVerifyModpack",
+        permission: "admin.access",
+        errors: [404],
+      }),
+    )
+    .input(verifyModpackInput)
+    .output(modpackSchema)
+    .mutation(({ ctx, input }) => ctx.services.admin.verifyModpack(ctx.caller, input)),
+  stats: protectedProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/admin/stats",
+        tags,
+        summary: "Service statistics",
+        description: "Counts of users, modpacks, mods, imports and exports by status, and the job queues' depths.",
+        operationId: "adminStats",
+        permission: "admin.access",
+      }),
+    )
+    .input(z.void())
+    .output(adminStatsSchema)
+    .query(({ ctx }) => ctx.services.admin.stats()),
+});

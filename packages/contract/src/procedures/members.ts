@@ -1,0 +1,81 @@
+import { idParams, messageSchema } from "../schemas/common.js";
+import {
+  addMemberInput,
+  memberListSchema,
+  memberPathInput,
+  memberSchema,
+  updateMemberInput,
+} from "../schemas/member.js";
+import { modpackProcedure, operation, router } from "../trpc.js";
+
+const tags = ["Members"];
+
+export const membersRouter = router({
+  list: modpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/{id}/members",
+        tags,
+        summary: "List members",
+        description: "The modpack's active members with their permissions, oldest first.",
+        operationId: "listMembers",
+        permission: "modpack.read",
+        modpackAccess: "read",
+      }),
+    )
+    .input(idParams)
+    .output(memberListSchema)
+    .query(({ ctx }) => ctx.services.members.list(ctx.modpack)),
+  add: modpackProcedure
+    .meta(
+      operation({
+        method: "POST",
+        path: "/modpacks/{id}/members",
+        tags,
+        summary: "Add a member",
+        description:
+          "Shares the modpack with a user, found by `userId` or `email`, with the given permissions; the user is notified. A removed member is re-activated. 409 if the user is already an active member; 404 if no such user; 422 for the owner.",
+        operationId: "addMember",
+        permission: "modpack.manager-members",
+        modpackAccess: "owner",
+        successStatus: 201,
+        errors: [409, 422],
+      }),
+    )
+    .input(addMemberInput)
+    .output(memberSchema)
+    .mutation(({ ctx, input }) => ctx.services.members.add(ctx.caller, ctx.modpack, input)),
+  update: modpackProcedure
+    .meta(
+      operation({
+        method: "PATCH",
+        path: "/modpacks/{id}/members/{userId}",
+        tags,
+        summary: "Change a member's permissions",
+        description: "Replaces an active member's permissions; the member is notified. 404 if not an active member.",
+        operationId: "updateMember",
+        permission: "modpack.manager-members",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(updateMemberInput)
+    .output(memberSchema)
+    .mutation(({ ctx, input }) => ctx.services.members.update(ctx.caller, ctx.modpack, input)),
+  remove: modpackProcedure
+    .meta(
+      operation({
+        method: "DELETE",
+        path: "/modpacks/{id}/members/{userId}",
+        tags,
+        summary: "Remove a member",
+        description: "Ends a member's access at once; the member is notified. 404 if not an active member.",
+        operationId: "removeMember",
+        permission: "modpack.manager-members",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(memberPathInput)
+    .output(messageSchema)
+    .mutation(({ ctx, input }) => ctx.services.members.remove(ctx.caller, ctx.modpack, input.userId)),
+});

@@ -1,0 +1,153 @@
+import { idParams, messageSchema } from "../schemas/common.js";
+import {
+  createModpackInput,
+  modpackPageSchema,
+  modpackSchema,
+  myModpackListInput,
+  publicModpackListInput,
+  updateModpackInput,
+} from "../schemas/modpack.js";
+import {
+  modpackProcedure,
+  operation,
+  protectedProcedure,
+  publicModpackProcedure,
+  publicProcedure,
+  router,
+} from "../trpc.js";
+
+const tags = ["Modpacks"];
+
+export const modpacksRouter = router({
+  listPublic: publicProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/public",
+        tags,
+        summary: "List public modpacks",
+        description:
+          "Public, active modpacks, paged. `search` matches name or description (case-insensitive); sort by `createdAt` (default), `updatedAt` or `name`. `page` and `limit` outside their ranges answer 400 rather than being clamped.",
+        operationId: "listPublicModpacks",
+        public: true,
+      }),
+    )
+    .input(publicModpackListInput)
+    .output(modpackPageSchema)
+    .query(({ ctx, input }) => ctx.services.modpacks.listPublic(input)),
+  getPublic: publicModpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/public/{id}",
+        tags,
+        summary: "Read a public modpack",
+        description: "One public modpack with its active members. A private or archived modpack answers 404 here.",
+        operationId: "getPublicModpack",
+        public: true,
+        modpackAccess: "public",
+      }),
+    )
+    .input(idParams)
+    .output(modpackSchema)
+    .query(({ ctx }) => ctx.services.modpacks.get(ctx.modpack)),
+  listMine: protectedProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/my",
+        tags,
+        summary: "List your modpacks",
+        description:
+          "Modpacks you own or are an active member of, paged like the public list. Your archived modpacks are left out unless `includeArchived=true`.",
+        operationId: "listMyModpacks",
+        permission: "modpack.read",
+      }),
+    )
+    .input(myModpackListInput)
+    .output(modpackPageSchema)
+    .query(({ ctx, input }) => ctx.services.modpacks.listMine(ctx.caller, input)),
+  create: protectedProcedure
+    .meta(
+      operation({
+        method: "POST",
+        path: "/modpacks",
+        tags,
+        summary: "Create a modpack",
+        description:
+          "Creates a modpack owned by the caller: private unless `isPublic` is true, not verified, active. `platformWorkshopUrl` (a Steam Workshop URL) is stored and returned as `platformUrl`.",
+        operationId: "createModpack",
+        permission: "modpack.create",
+        successStatus: 201,
+      }),
+    )
+    .input(createModpackInput)
+    .output(modpackSchema)
+    .mutation(({ ctx, input }) => ctx.services.modpacks.create(ctx.caller, input)),
+  get: modpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/{id}",
+        tags,
+        summary: "Read a modpack",
+        description: "One modpack with its members.",
+        operationId: "getModpack",
+        permission: "modpack.read",
+        modpackAccess: "read",
+      }),
+    )
+    .input(idParams)
+    .output(modpackSchema)
+    .query(({ ctx }) => ctx.services.modpacks.get(ctx.modpack)),
+  update: modpackProcedure
+    .meta(
+      operation({
+        method: "PATCH",
+        path: "/modpacks/{id}",
+        tags,
+        summary: "Update a modpack",
+        description:
+          "Changes the fields given and answers the updated modpack. `null` clears `description`, `avatarUrl` or `platformWorkshopUrl`; `metadata` replaces the stored object.",
+        operationId: "updateModpack",
+        permission: "modpack.update",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(updateModpackInput)
+    .output(modpackSchema)
+    .mutation(({ ctx, input }) => ctx.services.modpacks.update(ctx.caller, ctx.modpack, input)),
+  archive: modpackProcedure
+    .meta(
+      operation({
+        method: "DELETE",
+        path: "/modpacks/{id}",
+        tags,
+        summary: "Archive a modpack",
+        description:
+          "Archives (soft-deletes) the modpack: it disappears for everyone but the owner, who can still read it, list it with `includeArchived=true`, and restore it. Archiving an archived modpack is a no-op.",
+        operationId: "archiveModpack",
+        permission: "modpack.archive",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(idParams)
+    .output(messageSchema)
+    .mutation(({ ctx }) => ctx.services.modpacks.archive(ctx.caller, ctx.modpack)),
+  restore: modpackProcedure
+    .meta(
+      operation({
+        method: "POST",
+        path: "/modpacks/{id}/restore",
+        tags,
+        summary: "Restore an archived modpack",
+        description: "Makes an archived modpack active again and answers it. Restoring an active modpack is a no-op.",
+        operationId: "restoreModpack",
+        permission: "modpack.archive",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(idParams)
+    .output(modpackSchema)
+    .mutation(({ ctx }) => ctx.services.modpacks.restore(ctx.caller, ctx.modpack)),
+});

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { idParams } from "../schemas/common.js";
+import {
+  notificationListInput,
+  notificationListSchema,
+  notificationSchema,
+  readAllResultSchema,
+} from "../schemas/notification.js";
+import { operation, protectedProcedure, router } from "../trpc.js";
+
+const tags = ["Notifications"];
+
+export const notificationsRouter = router({
+  list: protectedProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/notifications",
+        tags,
+        summary: "List your notifications",
+        description:
+          "Your notifications, read and unread, newest first: at most `limit` (default 50, max 100); `unreadOnly=true` keeps the unread ones.",
+        operationId: "listNotifications",
+        permission: "notification.read",
+      }),
+    )
+    .input(notificationListInput)
+    .output(notificationListSchema)
+    .query(({ ctx, input }) => ctx.services.notifications.list(ctx.caller, input)),
+  markAllRead: protectedProcedure
+    .meta(
+      operation({
+        method: "PATCH",
+        path: "/notifications/read-all",
+        tags,
+        summary: "Mark all your notifications read",
+        description: "Marks every unread notification of yours read and answers how many changed.",
+        operationId: "markAllNotificationsRead",
+        permission: "notification.update",
+      }),
+    )
+    .input(z.void())
+    .output(readAllResultSchema)
+    .mutation(({ ctx }) => ctx.services.notifications.markAllRead(ctx.caller)),
+  markRead: protectedProcedure
+    .meta(
+      operation({
+        method: "PATCH",
+        path: "/notifications/{id}/read",
+        tags,
+        summary: "Mark a notification read",
+        description:
+          "Marks one of your notifications read and answers it with `isRead` true and `updatedAt` set to now. Only the recipient may do this (403 `Access denied`); an unknown id is 404.",
+        operationId: "markNotificationRead",
+        permission: "notification.update",
+        errors: [403, 404],
+      }),
+    )
+    .input(idParams)
+    .output(notificationSchema)
+    .mutation(({ ctx, input }) => ctx.services.notifications.markRead(ctx.caller, input.id)),
+});

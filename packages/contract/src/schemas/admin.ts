@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { roles } from "../permissions.js";
+import { timestamp, uuid } from "./common.js";
+import { limitParam, paged, pageParam, searchParam } from "./pagination.js";
+import { userSchema } from "./session.js";
+
+export const adminUserSchema = userSchema
+  .extend({ createdAt: timestamp, updatedAt: timestamp, modpackCount: z.number().int() })
+  .meta({ id: "AdminUser" });
+
+export const adminUserPageSchema = paged(adminUserSchema).meta({ id: "AdminUserPage" });
+
+export const adminUserListInput = z.object({
+  page: pageParam,
+  limit: limitParam(20),
+  search: searchParam.meta({ description: "Case-insensitive match on name or email" }),
+});
+
+export const updateUserRoleInput = z.object({ id: uuid, role: z.enum(roles) });
+export const verifyModpackInput = z.object({ id: uuid, isVerified: z.boolean() });
+
+const statusCounts = z.object({
+  pending: z.number().int(),
+  running: z.number().int(),
+  completed: z.number().int(),
+  failed: z.number().int(),
+});
+
+export const adminStatsSchema = z
+  .object({
+    users: z.number().int(),
+    modpacks: z.object({ total: z.number().int(), public: z.number().int(), archived: z.number().int() }),
+    mods: z.number().int(),
+    imports: statusCounts,
+    exports: statusCounts,
+    queues: z.array(
+      z.object({
+        name: z.string(),
+        queued: z.number().int(),
+        active: z.number().int(),
+        deferred: z.number().int(),
+        total: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: "AdminStats" });
+
+export type AdminUser = z.infer<typeof adminUserSchema>;
+export type AdminStats = z.infer<typeof adminStatsSchema>;
+export type AdminUserListInput = z.infer<typeof adminUserListInput>;

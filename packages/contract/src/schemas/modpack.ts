@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { timestamp, uuid } from "./common.js";
+import { memberSchema } from "./member.js";
+import { limitParam, paged, pageParam, queryBoolean, searchParam, sortOrderParam } from "./pagination.js";
+import { workshopUrlSchema } from "./workshop.js";
+
+const name = z
+  .string()
+  .trim()
+  .min(3, { message: "Must be 3-50 characters" })
+  .max(50, { message: "Must be 3-50 characters" })
+  .meta({ example: "Brita's Apocalypse" });
+const description = z.string().max(1024, { message: "Must be at most 1024 characters" });
+const httpUrl = z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).max(2048);
+
+export const modpackSummarySchema = z
+  .object({
+    id: uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    avatarUrl: z.string().nullable(),
+    platformUrl: z.string().nullable().meta({ description: "The Steam Workshop collection the modpack follows" }),
+    owner: uuid.meta({ description: "User id of the owner" }),
+    isPublic: z.boolean(),
+    isVerified: z.boolean(),
+    isActive: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "ModpackSummary" });
+
+export const modpackSchema = modpackSummarySchema
+  .extend({
+    members: z.array(memberSchema),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .meta({
+    id: "Modpack",
+    example: {
+      id: "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d",
+      name: "Brita's Apocalypse",
+      description: "Guns, vehicles and a bigger map.",
+      avatarUrl: null,
+      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
+      owner: "0193b1c4-5f7e-7a1b-9c2d-000000000001",
+      isPublic: true,
+      isVerified: false,
+      isActive: true,
+      members: [],
+      metadata: { discord: "https://discord.gg/example" },
+      createdAt: "2026-11-21T12:00:00.000Z",
+      updatedAt: "2026-11-21T12:00:00.000Z",
+    },
+  });
+
+export const modpackPageSchema = paged(modpackSummarySchema).meta({ id: "ModpackPage" });
+
+const listQuery = {
+  page: pageParam,
+  limit: limitParam(10),
+  search: searchParam,
+  sortBy: z
+    .enum(["createdAt", "updatedAt", "name"])
+    .default("createdAt")
+    .meta({ description: "Sort field (default createdAt)" }),
+  sortOrder: sortOrderParam("desc"),
+};
+
+export const publicModpackListInput = z.object(listQuery);
+export const myModpackListInput = z.object({
+  ...listQuery,
+  includeArchived: queryBoolean.meta({ description: "Include your archived modpacks (default false)" }),
+});
+
+export const createModpackInput = z
+  .object({
+    name,
+    description: description.optional(),
+    avatarUrl: httpUrl.optional(),
+    isPublic: z.boolean().default(false),
+    platformWorkshopUrl: workshopUrlSchema.optional().meta({
+      description: "A Steam Workshop collection URL; stored and returned as `platformUrl`",
+    }),
+  })
+  .meta({ id: "CreateModpackInput" });
+
+const metadata = z
+  .record(z.string().max(100), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= 16_384, { message: "Must be at most 16 KiB of JSON" })
+  .meta({ description: "Free-form JSON object (at most 16 KiB); replaces the stored one" });
+
+export const updateModpackInput = z.object({
+  id: uuid,
+  name: name.optional(),
+  description: description.nullable().optional(),
+  avatarUrl: httpUrl.nullable().optional(),
+  isPublic: z.boolean().optional(),
+  platformWorkshopUrl: workshopUrlSchema.nullable().optional(),
+  metadata: metadata.optional(),
+});
+
+export type ModpackSummary = z.infer<typeof modpackSummarySchema>;
+export type Modpack = z.infer<typeof modpackSchema>;
+export type PublicModpackListInput = z.infer<typeof publicModpackListInput>;
+export type MyModpackListInput = z.infer<typeof myModpackListInput>;
+export type CreateModpackInput = z.infer<typeof createModpackInput>;
+export type UpdateModpackInput = z.infer<typeof updateModpackInput>;
