@@ -1,6 +1,8 @@
 import { adminRouter } from "./procedures/admin.js";
 import { authRouter } from "./procedures/auth.js";
+import { exportsRouter } from "./procedures/exports.js";
 import { healthRouter } from "./procedures/health.js";
+import { importsRouter } from "./procedures/imports.js";
 import { membersRouter } from "./procedures/members.js";
 import { modpackModsRouter } from "./procedures/modpack-mods.js";
 import { modpacksRouter } from "./procedures/modpacks.js";
@@ -12,9 +14,11 @@ import { type Meta, router } from "./trpc.js";
 export const appRouter = router({
   health: healthRouter,
   auth: authRouter,
+  exports: exportsRouter,
   modpacks: modpacksRouter,
   members: membersRouter,
   modpackMods: modpackModsRouter,
+  imports: importsRouter,
   mods: modsRouter,
   notifications: notificationsRouter,
   admin: adminRouter,
@@ -41,7 +45,9 @@ export * from "./permissions.js";
 export * from "./schemas/admin.js";
 export * from "./schemas/common.js";
 export * from "./schemas/errors.js";
+export * from "./schemas/export.js";
 export * from "./schemas/health.js";
+export * from "./schemas/import.js";
 export * from "./schemas/member.js";
 export * from "./schemas/mod.js";
 export * from "./schemas/modpack.js";

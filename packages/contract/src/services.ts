@@ -1,6 +1,14 @@
 import type { AdminStats, AdminUser, AdminUserListInput } from "./schemas/admin.js";
 import type { MessageBody } from "./schemas/common.js";
+import type {
+  ExportConfiguration,
+  ExportRequested,
+  ExportStatus,
+  GameVersion,
+  SaveExportConfigurationInput,
+} from "./schemas/export.js";
 import type { Readiness } from "./schemas/health.js";
+import type { ImportStarted, ImportStatus } from "./schemas/import.js";
 import type { AddMemberInput, Member, UpdateMemberInput } from "./schemas/member.js";
 import type { Mod, ModListInput, ModpackMod, ModpackModLink, ModpackModListInput, TagList } from "./schemas/mod.js";
 import type {
@@ -60,6 +68,21 @@ export interface Services {
     list(modpack: ModpackAccess, input: ModpackModListInput): Promise<Paged<ModpackMod>>;
     add(caller: Caller, modpack: ModpackAccess, reference: string): Promise<ModpackModLink>;
     remove(caller: Caller, modpack: ModpackAccess, modId: string): Promise<MessageBody>;
+  };
+  imports: {
+    start(caller: Caller, modpack: ModpackAccess, platformUrl: string): Promise<ImportStarted>;
+    status(modpack: ModpackAccess): Promise<ImportStatus>;
+  };
+  exports: {
+    getConfiguration(modpack: ModpackAccess): Promise<ExportConfiguration>;
+    saveConfiguration(
+      caller: Caller,
+      modpack: ModpackAccess,
+      input: SaveExportConfigurationInput,
+    ): Promise<ExportConfiguration>;
+    request(caller: Caller, modpack: ModpackAccess, version: GameVersion): Promise<ExportRequested>;
+    /** The requester, or anyone who may read the modpack, may see an export. */
+    get(caller: Caller, exportId: string): Promise<ExportStatus>;
   };
   notifications: {
     list(caller: Caller, input: NotificationListInput): Promise<{ notifications: Notification[]; unreadCount: number }>;

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
-import { fromPglite, type Job, PgBoss, type Queue, type WorkOptions } from "pg-boss";
-import type { DatabaseHandle } from "../db/database.js";
+import { fromKysely, fromPglite, type Job, PgBoss, type Queue, type SendOptions, type WorkOptions } from "pg-boss";
+import type { DatabaseHandle, Db } from "../db/database.js";
 
 export const JOBS_SCHEMA = "pgboss";
 
@@ -15,7 +15,11 @@ export interface JobDefinition<Data extends object = object> {
 
 export interface Jobs {
   boss: PgBoss;
-  send(queue: string, data: object, options?: { singletonKey?: string; id?: string }): Promise<string | null>;
+  /**
+   * Queues a job. Given `db` (a transaction), the job is inserted through it, so it exists only
+   * if the transaction commits.
+   */
+  send(queue: string, data: object, options?: Omit<SendOptions, "db"> & { db?: Db }): Promise<string | null>;
   stop(options?: { graceful?: boolean; timeout?: number }): Promise<void>;
   /** True between start and stop. */
   running(): boolean;
@@ -32,6 +36,8 @@ export async function startJobs(options: {
   workers: boolean;
 }): Promise<Jobs> {
   const { database, logger } = options;
+  // Workers wake on NOTIFY when a job is sent; a job whose worker died (no heartbeat) is retried within seconds.
+  const supervision = { useListenNotify: true, superviseIntervalSeconds: 5, monitorIntervalSeconds: 5 };
   const boss =
     database.kind === "postgres"
       ? new PgBoss({
@@ -39,9 +45,9 @@ export async function startJobs(options: {
           schema: JOBS_SCHEMA,
           max: 4,
           application_name: "modpack-jobs",
-          useListenNotify: true,
+          ...supervision,
         })
-      : new PgBoss({ db: fromPglite(database.pglite), backend: "pglite", schema: JOBS_SCHEMA, useListenNotify: true });
+      : new PgBoss({ db: fromPglite(database.pglite), backend: "pglite", schema: JOBS_SCHEMA, ...supervision });
   boss.on("error", (error) => logger.error({ err: error }, "job queue error"));
   boss.on("warning", (warning) => logger.warn({ warning }, "job queue warning"));
   await boss.start();
@@ -61,7 +67,10 @@ export async function startJobs(options: {
   let running = true;
   return {
     boss,
-    send: (queue, data, sendOptions) => boss.send(queue, data, sendOptions ?? {}),
+    send(queue, data, sendOptions) {
+      const { db, ...rest } = sendOptions ?? {};
+      return boss.send(queue, data, db ? { ...rest, db: fromKysely(db) } : rest);
+    },
     async stop(stopOptions) {
       if (!running) return;
       running = false;

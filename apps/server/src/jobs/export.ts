@@ -1,0 +1,141 @@
+import { sql } from "kysely";
+import type { Job } from "pg-boss";
+import type { Db } from "../db/database.js";
+import { exportFileName, renderServerFile } from "../server-file/render.js";
+import { loadEffectiveConfiguration, selectionOf } from "../services/exports.js";
+import { createNotifications } from "../services/notifications.js";
+import type { JobDefinition } from "./boss.js";
+import { EXPORT_QUEUE } from "./queues.js";
+
+export const EXPORT_DEAD_LETTER_QUEUE = `${EXPORT_QUEUE}.dead`;
+
+const RETRY_LIMIT = 2;
+const ATTEMPTS = RETRY_LIMIT + 1;
+
+export interface ExportJobData {
+  exportId: string;
+}
+
+/**
+ * Marks an export failed and tells its requester, in one transaction. An export that already
+ * completed or failed is left alone (and nobody is notified twice); answers whether it changed.
+ */
+export async function failExport(db: Db, exportId: string, reason: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const failed = await trx
+      .updateTable("exports")
+      .set({ status: "failed", error: reason, finishedAt: sql<Date>`now()` })
+      .where("id", "=", exportId)
+      .where("status", "in", ["pending", "running"])
+      .returning(["modpackId", "requestedBy", "version"])
+      .executeTakeFirst();
+    if (!failed) return false;
+    await createNotifications(trx, [
+      {
+        userId: failed.requestedBy,
+        title: "Server file generation failed",
+        content: `The ${failed.version} server file could not be generated: ${reason}`,
+        type: "error",
+        metadata: { modpackId: failed.modpackId, exportId, version: failed.version },
+      },
+    ]);
+    return true;
+  });
+}
+
+async function runExport(db: Db, job: Job<ExportJobData>): Promise<object> {
+  const { exportId } = job.data;
+  // Claims the export; one that completed or failed (or was deleted with its modpack) is skipped,
+  // so a retried or repeated job does the work at most once.
+  const claimed = await db
+    .updateTable("exports")
+    .set({ status: "running" })
+    .where("id", "=", exportId)
+    .where("status", "in", ["pending", "running"])
+    .returning(["modpackId", "requestedBy", "version"])
+    .executeTakeFirst();
+  if (!claimed) return { exportId, skipped: true };
+
+  try {
+    const [modpack, effective] = await Promise.all([
+      db.selectFrom("modpacks").select(["id", "name"]).where("id", "=", claimed.modpackId).executeTakeFirstOrThrow(),
+      loadEffectiveConfiguration(db, claimed.modpackId),
+    ]);
+    const content = renderServerFile({
+      modpack,
+      version: claimed.version,
+      generatedAt: new Date(),
+      mods: effective.mods,
+      selected: selectionOf(effective.configuration),
+    });
+    const fileName = exportFileName(modpack.name, claimed.version);
+    const completed = await db.transaction().execute(async (trx) => {
+      const done = await trx
+        .updateTable("exports")
+        .set({ status: "completed", content, fileName, error: null, finishedAt: sql<Date>`now()` })
+        .where("id", "=", exportId)
+        .where("status", "=", "running")
+        .returning("id")
+        .executeTakeFirst();
+      if (!done) return false;
+      await createNotifications(trx, [
+        {
+          userId: claimed.requestedBy,
+          title: "Server file ready",
+          content: `The ${claimed.version} server file of "${modpack.name}" is ready to download.`,
+          type: "success",
+          metadata: { modpackId: modpack.id, exportId, version: claimed.version },
+        },
+      ]);
+      return true;
+    });
+    return { exportId, completed, mods: effective.mods.length };
+  } catch (error) {
+    // On the last attempt the requester hears of it now; pg-boss still records the failure (and
+    // hands the job to the dead-letter queue, whose handler then finds the export already failed).
+    if (job.retryCount >= RETRY_LIMIT) {
+      await failExport(db, exportId, `generation failed after ${ATTEMPTS} attempts`);
+    }
+    throw error;
+  }
+}
+
+/** Renders a requested server file, stores it on the export and notifies the requester. */
+export function exportJob(deps: { db: Db }): JobDefinition<ExportJobData> {
+  return {
+    queue: EXPORT_QUEUE,
+    options: { retryLimit: RETRY_LIMIT, retryDelay: 1, expireInSeconds: 60, deadLetter: EXPORT_DEAD_LETTER_QUEUE },
+    // A send wakes the workers at once (the queue notifies); without LISTEN/NOTIFY they poll every
+    // 0.5 s, and with it every 5 s as a backstop for a lost wake-up.
+    work: { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5 },
+    async handle(jobs) {
+      const results = [];
+      for (const job of jobs) results.push(await runExport(deps.db, job));
+      return results;
+    },
+  };
+}
+
+/**
+ * Exports whose job gave up (every attempt failed, or timed out): marks them failed and notifies
+ * the requester, unless that already happened. Its queue must be created before the export queue.
+ */
+export function exportDeadLetterJob(deps: { db: Db }): JobDefinition<ExportJobData> {
+  return {
+    queue: EXPORT_DEAD_LETTER_QUEUE,
+    options: { retryLimit: 5, retryDelay: 5, expireInSeconds: 60 },
+    work: { pollingIntervalSeconds: 1 },
+    async handle(jobs) {
+      const results = [];
+      for (const job of jobs) {
+        const changed = await failExport(
+          deps.db,
+          job.data.exportId,
+          `generation did not finish after ${ATTEMPTS} attempts`,
+        );
+        results.push({ exportId: job.data.exportId, failed: changed });
+      }
+      return results;
+    },
+  };
+}

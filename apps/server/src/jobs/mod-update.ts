@@ -1,0 +1,157 @@
+import { sql } from "kysely";
+import type { Db } from "../db/database.js";
+import type { ModRow } from "../db/schema.js";
+import { upsertWorkshopItems } from "../services/mods.js";
+import { createNotifications, type NewNotification } from "../services/notifications.js";
+import type { WorkshopClient, WorkshopItem } from "../workshop/client.js";
+import type { JobDefinition } from "./boss.js";
+import { MOD_UPDATE_QUEUE } from "./queues.js";
+
+const PAGE_SIZE = 500;
+const BATCH_SIZE = 100;
+
+export type ModChangeKind = "updated" | "breaking" | "removed";
+
+export interface ModChange {
+  modId: string;
+  workshopId: string;
+  name: string;
+  change: ModChangeKind;
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((value, index) => value === b[index]);
+
+/** How a catalogue mod differs from its workshop item now: null when nothing worth telling changed. */
+export function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind | null {
+  if (!sameList(mod.platformModIds, item.platformModIds) || !sameList(mod.mapFolders, item.mapFolders)) {
+    return "breaking";
+  }
+  const before = mod.timeUpdated?.getTime() ?? null;
+  const after = item.timeUpdated?.getTime() ?? null;
+  if (after !== null && (before === null || after > before)) return "updated";
+  return null;
+}
+
+const changeText: Record<ModChangeKind, string> = {
+  updated: "has an update",
+  breaking: "changed its in-game ids or map folders (check your load order)",
+  removed: "was removed from the workshop or is no longer available",
+};
+
+/** One notification per user: the changed mods in the user's active modpacks, and which modpacks hold them. */
+export async function notifyModChanges(db: Db, changes: ModChange[]): Promise<number> {
+  if (changes.length === 0) return 0;
+  const byMod = new Map(changes.map((change) => [change.modId, change]));
+  const holders = await db
+    .selectFrom("modpackMods")
+    .innerJoin("modpacks", "modpacks.id", "modpackMods.modpackId")
+    .select(["modpackMods.modId", "modpacks.id as modpackId", "modpacks.name as modpackName", "modpacks.ownerId"])
+    .select((eb) =>
+      eb
+        .selectFrom("modpackMembers")
+        .select(sql<string[]>`coalesce(array_agg(modpack_members.user_id), '{}')`.as("members"))
+        .whereRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .where("modpackMembers.isActive", "=", true)
+        .as("memberIds"),
+    )
+    .where("modpackMods.modId", "in", [...byMod.keys()])
+    .where("modpackMods.isActive", "=", true)
+    .where("modpacks.isActive", "=", true)
+    .execute();
+
+  const perUser = new Map<string, { mods: Map<string, ModChange>; modpacks: Map<string, string> }>();
+  for (const holder of holders) {
+    const change = byMod.get(holder.modId);
+    if (!change) continue;
+    for (const userId of [holder.ownerId, ...(holder.memberIds ?? [])]) {
+      const entry = perUser.get(userId) ?? { mods: new Map(), modpacks: new Map() };
+      entry.mods.set(change.modId, change);
+      entry.modpacks.set(holder.modpackId, holder.modpackName);
+      perUser.set(userId, entry);
+    }
+  }
+
+  const notifications: NewNotification[] = [];
+  for (const [userId, entry] of perUser) {
+    const mods = [...entry.mods.values()];
+    const serious = mods.some((mod) => mod.change !== "updated");
+    const lines = mods.map((mod) => `"${mod.name}" ${changeText[mod.change]}`);
+    notifications.push({
+      userId,
+      title: mods.length === 1 ? "A mod in your modpacks changed" : `${mods.length} mods in your modpacks changed`,
+      content: `${lines.join("; ")}. Affected modpacks: ${[...entry.modpacks.values()].map((name) => `"${name}"`).join(", ")}.`,
+      type: serious ? "warning" : "info",
+      metadata: {
+        mods,
+        modpacks: [...entry.modpacks].map(([id, name]) => ({ id, name })),
+      },
+    });
+  }
+  await createNotifications(db, notifications);
+  return notifications.length;
+}
+
+/** Re-reads every catalogue mod from the workshop in batches, records the changes, and notifies who is affected. */
+export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): Promise<{
+  checked: number;
+  changes: ModChange[];
+  notified: number;
+}> {
+  const { db, workshop } = deps;
+  const changes: ModChange[] = [];
+  let checked = 0;
+  let after = "";
+  for (;;) {
+    const page = await db
+      .selectFrom("mods")
+      .selectAll()
+      .where("workshopId", ">", after)
+      .orderBy("workshopId")
+      .limit(PAGE_SIZE)
+      .execute();
+    if (page.length === 0) break;
+    after = page[page.length - 1]?.workshopId ?? after;
+    for (let start = 0; start < page.length; start += BATCH_SIZE) {
+      const batch = page.slice(start, start + BATCH_SIZE);
+      const results = await workshop.getItems(batch.map((mod) => mod.workshopId));
+      const refreshed: WorkshopItem[] = [];
+      const removed: string[] = [];
+      results.forEach((result, index) => {
+        const mod = batch[index];
+        if (!mod) return;
+        if (result.ok) {
+          const change = classifyChange(mod, result.item);
+          if (change) changes.push({ modId: mod.id, workshopId: mod.workshopId, name: result.item.title, change });
+          if (change || !mod.isActive) refreshed.push(result.item);
+        } else if (mod.isActive) {
+          removed.push(mod.id);
+          changes.push({ modId: mod.id, workshopId: mod.workshopId, name: mod.name, change: "removed" });
+        }
+      });
+      await upsertWorkshopItems(db, refreshed);
+      if (removed.length > 0) {
+        await db
+          .updateTable("mods")
+          .set({ isActive: false, updatedAt: sql<Date>`now()` })
+          .where("id", "in", removed)
+          .execute();
+      }
+      checked += batch.length;
+    }
+  }
+  const notified = await notifyModChanges(db, changes);
+  return { checked, changes, notified };
+}
+
+export function modUpdateJob(deps: { db: Db; workshop: WorkshopClient }): JobDefinition {
+  return {
+    queue: MOD_UPDATE_QUEUE,
+    options: { policy: "stately", retryLimit: 2, retryDelay: 60, expireInSeconds: 3600, heartbeatSeconds: 30 },
+    schedule: { cron: "0 4 * * *" },
+    work: { heartbeatRefreshSeconds: 10 },
+    async handle() {
+      const result = await runModUpdate(deps);
+      return { checked: result.checked, changed: result.changes.length, notified: result.notified };
+    },
+  };
+}

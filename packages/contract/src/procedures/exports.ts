@@ -1,0 +1,85 @@
+import { idParams } from "../schemas/common.js";
+import {
+  exportConfigurationSchema,
+  exportIdInput,
+  exportRequestedSchema,
+  exportStatusSchema,
+  requestServerFileInput,
+  saveExportConfigurationInput,
+} from "../schemas/export.js";
+import { modpackProcedure, operation, protectedProcedure, router } from "../trpc.js";
+
+const tags = ["Export"];
+
+export const exportsRouter = router({
+  status: protectedProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/export/{exportId}",
+        tags,
+        summary: "A server file's status",
+        description:
+          "The status of a server-file export: `pending`, `running`, `completed` (with `downloadUrl`) or `failed`. The requester, or anyone who may read the modpack, may ask; others get 403, an unknown id 404.",
+        operationId: "getExport",
+        permission: "modpack.export",
+        errors: [403, 404],
+      }),
+    )
+    .input(exportIdInput)
+    .output(exportStatusSchema)
+    .query(({ ctx, input }) => ctx.services.exports.get(ctx.caller, input.exportId)),
+  getConfiguration: modpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/{id}/export-configuration",
+        tags,
+        summary: "The export configuration",
+        description:
+          "The modpack's load order and per-mod in-game id selection, shared by its editors. Until saved, and for mods added since, it defaults to the active mods in the order they were added with every in-game id selected; removed mods drop out.",
+        operationId: "getExportConfiguration",
+        permission: "modpack.read",
+        modpackAccess: "read",
+      }),
+    )
+    .input(idParams)
+    .output(exportConfigurationSchema)
+    .query(({ ctx }) => ctx.services.exports.getConfiguration(ctx.modpack)),
+  saveConfiguration: modpackProcedure
+    .meta(
+      operation({
+        method: "PUT",
+        path: "/modpacks/{id}/export-configuration",
+        tags,
+        summary: "Save the export configuration",
+        description:
+          "Saves the load order (`modsOrder`) and in-game id selection (`modConfig`) and answers the configuration as it now applies. Active mods missing from `modsOrder` keep their place after the listed ones, in the order they were added. 422 for a mod id not active in the modpack or a selected id that is not one of the mod's in-game ids; 400 for a repeated mod id.",
+        operationId: "saveExportConfiguration",
+        permission: "modpack.export",
+        modpackAccess: "configure",
+        errors: [422],
+      }),
+    )
+    .input(saveExportConfigurationInput)
+    .output(exportConfigurationSchema)
+    .mutation(({ ctx, input }) => ctx.services.exports.saveConfiguration(ctx.caller, ctx.modpack, input)),
+  requestServerFile: modpackProcedure
+    .meta(
+      operation({
+        method: "POST",
+        path: "/modpacks/{id}/server-file",
+        tags,
+        summary: "Generate a servertest.ini",
+        description:
+          "Queues the generation of a `servertest.ini` (`Mods=`, `WorkshopItems=`, `Map=` lines) for game version `41x` or `42x` from the export configuration, and answers 202 with the `exportId`. You are notified when the file is ready; then download it from `GET /modpacks/export/{exportId}/download`.",
+        operationId: "requestServerFile",
+        permission: "modpack.export",
+        modpackAccess: "read",
+        successStatus: 202,
+      }),
+    )
+    .input(requestServerFileInput)
+    .output(exportRequestedSchema)
+    .mutation(({ ctx, input }) => ctx.services.exports.request(ctx.caller, ctx.modpack, input.version)),
+});

@@ -1,0 +1,44 @@
+import { idParams } from "../schemas/common.js";
+import { importStartedSchema, importStatusSchema, startImportInput } from "../schemas/import.js";
+import { modpackProcedure, operation, router } from "../trpc.js";
+
+const tags = ["Import"];
+
+export const importsRouter = router({
+  start: modpackProcedure
+    .meta(
+      operation({
+        method: "POST",
+        path: "/modpacks/{id}/import",
+        tags,
+        summary: "Import a workshop collection",
+        description:
+          "Starts importing a Steam Workshop collection into the modpack and answers 202 at once; follow it with `GET /modpacks/{id}/import/status`. Nested collections are expanded; items that are collections, of another game, missing or banned count as failed. With a Steam API key configured, each item's required items are imported too. You are notified when it starts and when it ends. One import runs per modpack at a time (409).",
+        operationId: "startImport",
+        permission: "modpack.import",
+        modpackAccess: "import",
+        successStatus: 202,
+        errors: [409],
+      }),
+    )
+    .input(startImportInput)
+    .output(importStartedSchema)
+    .mutation(({ ctx, input }) => ctx.services.imports.start(ctx.caller, ctx.modpack, input.platformUrl)),
+  status: modpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/{id}/import/status",
+        tags,
+        summary: "The latest import's status",
+        description:
+          "The modpack's latest import: `pending`, `running` (with `progress`), `completed` (some items may have failed: see `modsFailed` and `failures`) or `failed` (the collection itself could not be read: see `error`). 404 when the modpack has never had an import.",
+        operationId: "getImportStatus",
+        permission: "modpack.read",
+        modpackAccess: "read",
+      }),
+    )
+    .input(idParams)
+    .output(importStatusSchema)
+    .query(({ ctx }) => ctx.services.imports.status(ctx.modpack)),
+});
