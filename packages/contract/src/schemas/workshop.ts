@@ -1,26 +1,31 @@
 import { z } from "zod";
 
 const hosts = new Set(["steamcommunity.com", "www.steamcommunity.com"]);
-const paths = new Set(["/sharedfiles/filedetails", "/workshop/filedetails"]);
+const paths = new Set(["/sharedfiles/filedetails/", "/sharedfiles/filedetails", "/workshop/filedetails/", "/workshop/filedetails"]);
+const workshopId = /^[1-9][0-9]{0,19}$/;
 
 /**
- * The workshop id of a Steam Workshop page URL on the community domain
- * (`http(s)://(www.)steamcommunity.com/sharedfiles/filedetails/?id=N` or `/workshop/filedetails/?id=N`),
- * or null for anything else.
+ * The workshop id of a Steam Workshop page URL on the community domain:
+ * `http(s)://(www.)steamcommunity.com/sharedfiles/filedetails/?id=N` or `.../workshop/filedetails/?id=N`
+ * (trailing slash optional). Other query parameters and a fragment are allowed; exactly one `id`
+ * parameter is required, a decimal number without a leading zero. Credentials, ports, other hosts
+ * or schemes give null.
  */
 export function parseWorkshopUrl(input: string): string | null {
+  const text = input.trim();
+  if (!/^https?:\/\//i.test(text)) return null;
   let url: URL;
   try {
-    url = new URL(input.trim());
+    url = new URL(text);
   } catch {
     return null;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-  if (url.username || url.password || url.port) return null;
-  if (!hosts.has(url.hostname.toLowerCase())) return null;
-  if (!paths.has(url.pathname.replace(/\/+$/, ""))) return null;
-  const id = url.searchParams.get("id");
-  return id && /^\d{1,20}$/.test(id) ? id : null;
+  if (url.username !== "" || url.password !== "" || url.port !== "") return null;
+  if (!hosts.has(url.hostname) || !paths.has(url.pathname)) return null;
+  const ids = url.searchParams.getAll("id");
+  const [id] = ids;
+  return ids.length === 1 && id !== undefined && workshopId.test(id) ? id : null;
 }
 
 export const workshopUrlSchema = z

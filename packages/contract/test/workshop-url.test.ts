@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isWorkshopUrl, parseWorkshopUrl } from "./urls.js";
+import { parseWorkshopUrl, workshopUrlSchema } from "../src/schemas/workshop.js";
 
 const accepted: [string, string][] = [
   ["https://steamcommunity.com/sharedfiles/filedetails/?id=2169435993", "2169435993"],
@@ -47,12 +47,12 @@ const rejected: string[] = [
 
 describe("parseWorkshopUrl", () => {
   it.each(accepted)("accepts %j", (input, workshopId) => {
-    expect(parseWorkshopUrl(input)).toEqual({ workshopId });
-    expect(isWorkshopUrl(input)).toBe(true);
+    expect(parseWorkshopUrl(input)).toBe(workshopId);
+    expect(workshopUrlSchema.safeParse(input).success).toBe(true);
   });
 
   it.each(rejected)("rejects %j", (input) => {
     expect(parseWorkshopUrl(input)).toBeNull();
-    expect(isWorkshopUrl(input)).toBe(false);
+    expect(workshopUrlSchema.safeParse(input).success).toBe(false);
   });
 });
