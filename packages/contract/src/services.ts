@@ -88,6 +88,8 @@ export interface Services {
     list(caller: Caller, input: NotificationListInput): Promise<{ notifications: Notification[]; unreadCount: number }>;
     markRead(caller: Caller, id: string): Promise<Notification>;
     markAllRead(caller: Caller): Promise<{ updated: number }>;
+    /** The caller's new notifications as they are created, until `signal` aborts. */
+    stream(caller: Caller, signal: AbortSignal): AsyncIterable<Notification>;
   };
   admin: {
     listUsers(input: AdminUserListInput): Promise<Paged<AdminUser>>;

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import { sql } from "kysely";
-import pg from "pg";
 import type { DatabaseHandle } from "../db/database.js";
+import { listen } from "../db/listen.js";
 
 export const REVOCATION_CHANNEL = "auth_revocations";
 
@@ -27,51 +27,6 @@ export async function openRevocationChannel(options: {
     await sql`select pg_notify(${REVOCATION_CHANNEL}, ${key})`.execute(database.db);
   };
 
-  if (database.kind === "pglite") {
-    const unsubscribe = await database.pglite.listen(REVOCATION_CHANNEL, (payload) => onMessage(payload));
-    return { publish, close: () => unsubscribe() };
-  }
-
-  let client: pg.Client | undefined;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({
-      connectionString: database.connectionString,
-      application_name: "modpack-auth-listen",
-    });
-    next.on("notification", (message) => {
-      if (message.channel === REVOCATION_CHANNEL && message.payload) onMessage(message.payload);
-    });
-    next.on("error", (error) => {
-      logger.warn({ err: error }, "revocation listener lost its connection");
-      reconnect();
-    });
-    await next.connect();
-    await next.query(`listen ${REVOCATION_CHANNEL}`);
-    client = next;
-  };
-  const reconnect = () => {
-    if (closed || retry) return;
-    const lost = client;
-    client = undefined;
-    lost?.end().catch(() => {});
-    onGap();
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect().then(onGap, (error: unknown) => {
-        logger.warn({ err: error }, "revocation listener could not reconnect");
-        reconnect();
-      });
-    }, 1000);
-  };
-  await connect();
-  return {
-    publish,
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      await client?.end().catch(() => {});
-    },
-  };
+  const listener = await listen({ database, channel: REVOCATION_CHANNEL, logger, onMessage, onGap });
+  return { publish, close: () => listener.close() };
 }

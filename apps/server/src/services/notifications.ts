@@ -1,6 +1,8 @@
 import { accessDenied, type Notification, type NotificationType, notFound, type Services } from "@modpack/contract";
+import type { FastifyBaseLogger } from "fastify";
 import { sql } from "kysely";
-import type { Db } from "../db/database.js";
+import type { DatabaseHandle, Db } from "../db/database.js";
+import { listen } from "../db/listen.js";
 import type { NotificationRow } from "../db/schema.js";
 
 export interface NewNotification {
@@ -11,13 +13,16 @@ export interface NewNotification {
   metadata: Record<string, unknown>;
 }
 
+export const NOTIFICATION_CHANNEL = "mcs_notifications";
+
 /**
  * The one way any feature creates notifications: a single insert for all of them, through the
- * given connection or transaction, so they commit (or not) with the change they describe.
+ * given connection or transaction, so they commit (or not) with the change they describe. Each
+ * is announced on NOTIFY, which Postgres delivers only when the transaction commits.
  */
 export async function createNotifications(db: Db, notifications: NewNotification[]): Promise<void> {
   if (notifications.length === 0) return;
-  await db
+  const rows = await db
     .insertInto("notifications")
     .values(
       notifications.map((notification) => ({
@@ -28,7 +33,102 @@ export async function createNotifications(db: Db, notifications: NewNotification
         metadata: JSON.stringify(notification.metadata),
       })),
     )
+    .returning(["id", "userId"])
     .execute();
+  const payloads = rows.map((row) => `${row.userId}:${row.id}`);
+  await sql`select pg_notify(${NOTIFICATION_CHANNEL}, payload) from unnest(${payloads}::text[]) as payload`.execute(db);
+}
+
+export interface NotificationHub {
+  /**
+   * The new notifications of `userId`, created on any instance, as they commit; ends when `signal`
+   * aborts or the hub ends its streams.
+   */
+  stream(userId: string, signal: AbortSignal): AsyncGenerator<Notification>;
+  /** Ends every open stream (so responses finish and shutdown can complete). */
+  endStreams(): void;
+  close(): Promise<void>;
+}
+
+/** Fans new notifications out to this instance's open streams, fed by Postgres NOTIFY from every instance. */
+export async function openNotificationHub(options: {
+  database: DatabaseHandle;
+  logger: FastifyBaseLogger;
+}): Promise<NotificationHub> {
+  const { database, logger } = options;
+  const subscribers = new Map<string, Set<(notification: Notification) => void>>();
+  const enders = new Set<() => void>();
+  const listener = await listen({
+    database,
+    channel: NOTIFICATION_CHANNEL,
+    logger,
+    onMessage(payload) {
+      const [userId, id] = payload.split(":");
+      const targets = userId ? subscribers.get(userId) : undefined;
+      if (!targets || targets.size === 0 || !id) return;
+      database.db
+        .selectFrom("notifications")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirst()
+        .then(
+          (row) => {
+            if (!row) return;
+            const notification = toNotification(row);
+            for (const deliver of targets) deliver(notification);
+          },
+          (error: unknown) => logger.warn({ err: error }, "could not load a notification to push"),
+        );
+    },
+  });
+
+  async function* stream(userId: string, signal: AbortSignal): AsyncGenerator<Notification> {
+    const pending: Notification[] = [];
+    let ended = false;
+    let wake: (() => void) | undefined;
+    const deliver = (notification: Notification) => {
+      pending.push(notification);
+      wake?.();
+    };
+    const end = () => {
+      ended = true;
+      wake?.();
+    };
+    const targets = subscribers.get(userId) ?? new Set();
+    targets.add(deliver);
+    subscribers.set(userId, targets);
+    enders.add(end);
+    signal.addEventListener("abort", end);
+    try {
+      while (!ended && !signal.aborted) {
+        const next = pending.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    } finally {
+      targets.delete(deliver);
+      if (targets.size === 0) subscribers.delete(userId);
+      enders.delete(end);
+      signal.removeEventListener("abort", end);
+    }
+  }
+
+  return {
+    stream,
+    endStreams() {
+      for (const end of [...enders]) end();
+    },
+    async close() {
+      for (const end of [...enders]) end();
+      await listener.close();
+    },
+  };
 }
 
 export function toNotification(row: NotificationRow): Notification {
@@ -45,8 +145,12 @@ export function toNotification(row: NotificationRow): Notification {
   };
 }
 
-export function notificationsService(db: Db): Services["notifications"] {
+export function notificationsService(db: Db, hub: NotificationHub): Services["notifications"] {
   return {
+    stream(caller, signal) {
+      return hub.stream(caller.userId, signal);
+    },
+
     async list(caller, input) {
       let query = db
         .selectFrom("notifications")

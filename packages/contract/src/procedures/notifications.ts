@@ -42,6 +42,12 @@ export const notificationsRouter = router({
     .input(z.void())
     .output(readAllResultSchema)
     .mutation(({ ctx }) => ctx.services.notifications.markAllRead(ctx.caller)),
+  stream: protectedProcedure
+    .meta({ permission: "notification.read" })
+    .input(z.void())
+    .subscription(async function* ({ ctx, signal }) {
+      yield* ctx.services.notifications.stream(ctx.caller, signal ?? new AbortController().signal);
+    }),
   markRead: protectedProcedure
     .meta(
       operation({

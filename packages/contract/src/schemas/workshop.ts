@@ -1,7 +1,12 @@
 import { z } from "zod";
 
 const hosts = new Set(["steamcommunity.com", "www.steamcommunity.com"]);
-const paths = new Set(["/sharedfiles/filedetails/", "/sharedfiles/filedetails", "/workshop/filedetails/", "/workshop/filedetails"]);
+const paths = new Set([
+  "/sharedfiles/filedetails/",
+  "/sharedfiles/filedetails",
+  "/workshop/filedetails/",
+  "/workshop/filedetails",
+]);
 const workshopId = /^[1-9][0-9]{0,19}$/;
 
 /**

@@ -1,0 +1,83 @@
+import { roleHasPermission, type Services } from "@modpack/contract";
+import type { FastifyPluginAsync } from "fastify";
+import type { Authenticate, RouteModule } from "./app.js";
+import { errorBody } from "./errors.js";
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * `GET /notifications/stream`: the REST twin of the `notifications.stream` subscription, as
+ * Server-Sent Events. Each new notification of the caller is one `notification` event whose data
+ * is the Notification JSON; a comment line every 15 s keeps proxies from closing the connection.
+ */
+export function notificationStreamRoutes(deps: {
+  authenticate: Authenticate;
+  notifications: Services["notifications"];
+}): RouteModule {
+  const plugin: FastifyPluginAsync = async (app) => {
+    app.get("/notifications/stream", async (request, reply) => {
+      const caller = await deps.authenticate(request, reply);
+      if (!caller) return reply.code(401).send(errorBody({ status: 401, message: "Unauthorized" }));
+      if (!roleHasPermission(caller.role, "notification.read")) {
+        return reply.code(403).send(errorBody({ status: 403, message: "Do not have permission" }));
+      }
+      const abort = new AbortController();
+      request.raw.on("close", () => abort.abort());
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+      });
+      raw.write(": connected\n\n");
+      const heartbeat = setInterval(() => raw.write(": ping\n\n"), HEARTBEAT_MS);
+      try {
+        for await (const notification of deps.notifications.stream(caller, abort.signal)) {
+          raw.write(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);
+        }
+      } finally {
+        clearInterval(heartbeat);
+        raw.end();
+      }
+    });
+  };
+  return {
+    plugin,
+    paths: {
+      "/notifications/stream": {
+        get: {
+          tags: ["Notifications"],
+          operationId: "streamNotifications",
+          summary: "Stream your new notifications (SSE)",
+          description:
+            "Server-Sent Events: each notification created for you from now on arrives as an event named `notification` whose `data` is the Notification JSON, within moments of the change that caused it, from whichever server instance made it. A comment line is sent every 15 s. Browsers can use `new EventSource(url, { withCredentials: true })`; TypeScript clients get the same through the typed client's `onNotification`.\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds `notification.read`.",
+          "x-permission": "notification.read",
+          security: [{ cookieAuth: [] }, { bearerAuth: [] }],
+          responses: {
+            "200": {
+              description: "An endless event stream",
+              content: {
+                "text/event-stream": {
+                  schema: { type: "string" },
+                  example:
+                    'id: 0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d\nevent: notification\ndata: {"id":"0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d","title":"Server file ready",...}\n\n',
+                },
+              },
+            },
+            "401": {
+              description: "No valid session cookie or Bearer token.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Unauthorized" } } },
+            },
+            "403": {
+              description: "The caller's role lacks `notification.read`.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/NoPermission" } } },
+            },
+          },
+        },
+      },
+    },
+  };
+}
