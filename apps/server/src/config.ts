@@ -35,6 +35,8 @@ const environmentSchema = z.object({
   ADMIN_EMAILS: csv.pipe(z.array(z.email())),
   WORKSHOP_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.steampowered.com"),
   STEAM_API_KEY: z.string().min(1).optional(),
+  WORKSHOP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  WORKSHOP_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -62,6 +64,10 @@ export interface Config {
   adminEmails: string[];
   workshopApiUrl: string;
   steamApiKey: string | undefined;
+  /** Per-request limit of a Steam Web API call, reading the body included. */
+  workshopTimeoutMs: number;
+  /** Retries of a failed Steam Web API call after the first attempt. */
+  workshopMaxRetries: number;
 }
 
 export class ConfigError extends Error {
@@ -124,5 +130,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     adminEmails: e.ADMIN_EMAILS.map((email) => email.toLowerCase()),
     workshopApiUrl: e.WORKSHOP_API_URL.replace(/\/+$/, ""),
     steamApiKey: e.STEAM_API_KEY,
+    workshopTimeoutMs: e.WORKSHOP_TIMEOUT_MS,
+    workshopMaxRetries: e.WORKSHOP_MAX_RETRIES,
   };
 }

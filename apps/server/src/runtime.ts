@@ -1,7 +1,9 @@
 import type { Services } from "@modpack/contract";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import { pino } from "pino";
+import { type DestinationStream, pino } from "pino";
 import { createAuthenticate } from "./auth/authenticate.js";
+import { redactedLogPaths, serializeRequest } from "./auth/log-redaction.js";
+import { signInRoutes } from "./auth/oauth.js";
 import { openRevocationChannel, type RevocationChannel } from "./auth/revocations.js";
 import { signOutRoutes } from "./auth/routes.js";
 import { createSessionStore, type SessionStore } from "./auth/sessions.js";
@@ -9,10 +11,24 @@ import type { Config } from "./config.js";
 import { type DatabaseHandle, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { type Authenticate, buildApp, type RouteModule } from "./http/app.js";
+import { downloadRoutes } from "./http/downloads.js";
+import { notificationStreamRoutes } from "./http/notification-stream.js";
 import { type JobDefinition, type Jobs, startJobs } from "./jobs/boss.js";
+import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
+import { importDeadLetterJob, importJob } from "./jobs/import.js";
 import { sweepSessionsJob } from "./jobs/maintenance.js";
+import { modUpdateJob } from "./jobs/mod-update.js";
+import { adminService } from "./services/admin.js";
 import { authService } from "./services/auth.js";
+import { exportsService, loadDownload } from "./services/exports.js";
 import { healthService } from "./services/health.js";
+import { importsService } from "./services/imports.js";
+import { membersService } from "./services/members.js";
+import { modpackModsService } from "./services/modpack-mods.js";
+import { modpacksService } from "./services/modpacks.js";
+import { modsService } from "./services/mods.js";
+import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
+import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
 /** `all` serves HTTP and works jobs; `api` only serves HTTP; `worker` only works jobs. */
 export type ProcessRole = "all" | "api" | "worker";
@@ -26,6 +42,8 @@ export interface Runtime {
   /** The HTTP application; absent in the worker role. */
   app: FastifyInstance | undefined;
   sessions: SessionStore;
+  /** The Steam Web API client the services and jobs share. */
+  workshop: WorkshopClient;
   /** Stops accepting requests, finishes those in flight and the running jobs, closes the pools. */
   close(): Promise<void>;
 }
@@ -39,11 +57,16 @@ export interface RuntimeOptions {
   clock?: (() => number) | undefined;
 }
 
-export function createLogger(config: Config): FastifyBaseLogger {
-  return pino({
-    level: config.logLevel,
-    redact: { paths: ["req.headers.authorization", "req.headers.cookie"], remove: true },
-  });
+/** The service's logger: request URLs under /auth/ and /dev-idp/ lose their query values; no headers. */
+export function createLogger(config: Config, destination?: DestinationStream): FastifyBaseLogger {
+  return pino(
+    {
+      level: config.logLevel,
+      redact: { paths: redactedLogPaths, remove: true },
+      serializers: { req: serializeRequest },
+    },
+    destination,
+  );
 }
 
 /** Config → database → migrations → jobs → services → HTTP app (not yet listening). */
@@ -57,22 +80,56 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   });
   let jobs: Jobs | undefined;
   let revocations: RevocationChannel | undefined;
+  let notificationHub: NotificationHub | undefined;
   try {
     await migrateToLatest(database.db);
-    const definitions: JobDefinition[] = [sweepSessionsJob(database.db)];
+    const workshop = createWorkshopClient({
+      baseUrl: config.workshopApiUrl,
+      apiKey: config.steamApiKey,
+      timeoutMs: config.workshopTimeoutMs,
+      maxRetries: config.workshopMaxRetries,
+    });
+    const definitions: JobDefinition[] = [
+      sweepSessionsJob(database.db),
+      // A dead-letter queue is created before the queue that names it.
+      importDeadLetterJob({ db: database.db }) as JobDefinition,
+      importJob({ db: database.db, workshop, followRequired: config.steamApiKey !== undefined }) as JobDefinition,
+      modUpdateJob({ db: database.db, workshop }),
+      exportDeadLetterJob({ db: database.db }) as JobDefinition,
+      exportJob({ db: database.db }) as JobDefinition,
+    ];
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
     const { db } = database;
     const sessions = createSessionStore(db, options.clock);
-    const channel = await openRevocationChannel({
+    const listener = await openRevocationChannel({
       database,
       logger,
       onMessage: (key) => sessions.evict(key),
       onGap: () => sessions.clear(),
     });
-    revocations = channel;
+    revocations = listener;
+    // This instance forgets a revoked credential before answering; the NOTIFY reaches the others.
+    const channel: RevocationChannel = {
+      async publish(key) {
+        sessions.evict(key);
+        await listener.publish(key);
+      },
+      close: () => listener.close(),
+    };
+    const hub = await openNotificationHub({ database, logger });
+    notificationHub = hub;
+    const modpacks = modpacksService(db);
     const builtServices: Services = {
       health: healthService(db, jobs),
       auth: authService(db, sessions, channel),
+      modpacks,
+      members: membersService(db),
+      notifications: notificationsService(db, hub),
+      admin: adminService(db, jobs, channel),
+      mods: modsService({ db, workshop, jobs }),
+      modpackMods: modpackModsService({ db, workshop }),
+      imports: importsService({ db, jobs }),
+      exports: exportsService({ db, jobs, modpacks, publicUrl: config.publicUrl }),
     };
     const services = options.services ? options.services(builtServices) : builtServices;
     const authenticate: Authenticate = createAuthenticate(sessions, config);
@@ -80,18 +137,33 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       await db.deleteFrom("sessions").where("id", "=", sessionId).execute();
       await channel.publish(`session:${sessionId}`);
     };
-    const routes: RouteModule[] = [signOutRoutes({ config, store: sessions, revocations: channel, endSession })];
+    const routes: RouteModule[] = [
+      signOutRoutes({ config, store: sessions, revocations: channel, endSession }),
+      ...signInRoutes({ config, db, store: sessions, revocations: channel }),
+      downloadRoutes({ authenticate, load: (caller, exportId) => loadDownload({ db, modpacks }, caller, exportId) }),
+      notificationStreamRoutes({ authenticate, notifications: services.notifications }),
+    ];
     const startedJobs = jobs;
     let closing: Promise<void> | undefined;
     const shutdown = async () => {
       await startedJobs.stop({ graceful: true });
+      await hub.close();
       await channel.close();
       await database.close();
     };
     const app =
       role === "worker"
         ? undefined
-        : await buildApp({ config, services, authenticate, routes, logger, onClose: shutdown });
+        : await buildApp({
+            config,
+            services,
+            authenticate,
+            routes,
+            logger,
+            // Open notification streams end first, or the server would wait on them forever.
+            onPreClose: async () => hub.endStreams(),
+            onClose: shutdown,
+          });
     return {
       config,
       database,
@@ -100,6 +172,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       logger,
       app,
       sessions,
+      workshop,
       close() {
         closing ??= app ? app.close() : shutdown();
         return closing;
@@ -108,6 +181,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   } catch (error) {
     await jobs?.stop({ graceful: false }).catch(() => {});
     await revocations?.close().catch(() => {});
+    await notificationHub?.close().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

@@ -37,7 +37,7 @@ export function signOutRoutes(deps: AuthRouteDependencies): RouteModule {
           operationId: "signOut",
           summary: "Sign out",
           description:
-            "Ends the caller's session (from the cookie, or a session token sent as Bearer) at once on every server instance and clears the cookie. Idempotent: without a valid session it still answers 204. API tokens are revoked with `DELETE /auth/tokens/{id}` instead.",
+            "Ends the caller's session (from the cookie, or a session token sent as Bearer) at once on every server instance and clears the cookie. Idempotent: without a valid session it still answers 204. API tokens are revoked with `DELETE /auth/tokens/{id}` instead.\n\nPublic: anyone may call it, with or without a session.",
           security: [{ cookieAuth: [] }, { bearerAuth: [] }, {}],
           responses: {
             "204": { description: "Signed out; the cookie is cleared." },

@@ -35,6 +35,8 @@ export interface AppDependencies {
   authenticate: Authenticate;
   routes?: RouteModule[];
   logger?: FastifyBaseLogger;
+  /** Called when closing starts, before in-flight requests are waited for (to end long-lived streams). */
+  onPreClose?: () => Promise<void>;
   /** Called once the app has stopped accepting requests and finished the ones in flight. */
   onClose?: () => Promise<void>;
 }
@@ -46,6 +48,16 @@ declare module "fastify" {
 }
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** True when a parsed body, query or params value holds a NUL character in any key or string. */
+function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (value === null || typeof value !== "object" || depth > 100) return false;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes("\u0000") || containsNul(item, depth + 1)) return true;
+  }
+  return false;
+}
 
 /**
  * Builds the HTTP application: CORS, cookies, the contract's procedures as REST paths at the
@@ -70,6 +82,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true },
+    // A URL the router cannot decode (e.g. `%ED%BF%BF`) is answered here, not by the error handler.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+      reply.code(status).send(errorBody({ status, message: error.message }));
+    },
   });
 
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
@@ -87,6 +104,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return reply
       .code(403)
       .send(errorBody({ status: 403, message: `Cross-site request from ${origin} refused`, code: "FORBIDDEN" }));
+  });
+
+  // Postgres text cannot hold NUL: a request carrying one is refused before any procedure runs.
+  app.addHook("preValidation", async (request, reply) => {
+    if (!containsNul(request.params) && !containsNul(request.query) && !containsNul(request.body)) return;
+    return reply
+      .code(400)
+      .send(errorBody({ status: 400, message: "Text must not contain the NUL character (\\u0000)" }));
   });
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
@@ -203,12 +228,26 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       router: appRouter,
       createContext,
       maxBodySize: BODY_LIMIT,
-      responseMeta({ paths, errors, data }: { paths?: readonly string[]; errors: readonly unknown[]; data: unknown[] }) {
+      responseMeta({
+        paths,
+        errors,
+        data,
+      }: {
+        paths?: readonly string[];
+        errors: readonly unknown[];
+        data: unknown[];
+      }) {
         if (errors.length > 0 || !paths?.[0]) return {};
         const status = procedureMeta(paths[0])?.successStatus;
         // A create that found the thing already there answers 200 with it instead of 201.
         const body = data[0];
-        if (status === 201 && typeof body === "object" && body !== null && "created" in body && body.created === false) {
+        if (
+          status === 201 &&
+          typeof body === "object" &&
+          body !== null &&
+          "created" in body &&
+          body.created === false
+        ) {
           return { status: 200 };
         }
         return status ? { status } : {};
@@ -225,6 +264,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     });
   });
 
+  if (deps.onPreClose) {
+    const onPreClose = deps.onPreClose;
+    app.addHook("preClose", async () => onPreClose());
+  }
   if (deps.onClose) {
     const onClose = deps.onClose;
     app.addHook("onClose", async () => onClose());
@@ -237,6 +280,7 @@ const docsPaths: OpenApiPaths = {
     get: {
       tags: ["Documentation"],
       operationId: "getOpenApiDocument",
+      security: [],
       summary: "This OpenAPI document",
       description: "The OpenAPI 3.1 document of every route of the service. Public.",
       responses: {
@@ -248,6 +292,7 @@ const docsPaths: OpenApiPaths = {
     get: {
       tags: ["Documentation"],
       operationId: "getDocs",
+      security: [],
       summary: "Interactive API reference",
       description:
         "The Scalar reference rendered from `/openapi.json`, where requests can be sent with the session cookie. Served only when `NODE_ENV` is not `production` (404 there). Public.",

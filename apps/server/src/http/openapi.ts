@@ -44,6 +44,20 @@ function proceduresByRoute(): Map<string, Meta> {
   return routes;
 }
 
+const tagDescriptions: Record<string, string> = {
+  Admin: "Users, roles, verification badges and service statistics. Requires the `admin` role (`admin.access`).",
+  Auth: "Sign-in through the identity provider (a session cookie), the current session, and personal API tokens for `Authorization: Bearer`.",
+  Documentation: "This document and the interactive reference.",
+  Export: "The load order and in-game id selection of a modpack, and `servertest.ini` files generated from it.",
+  Health: "Liveness and readiness probes.",
+  Import: "Filling a modpack from a Steam Workshop collection, in the background.",
+  Members: "Sharing a modpack with other users, with per-member permissions.",
+  "Modpack mods": "The mods in a modpack: list, add (by workshop URL, workshop id or in-game id) and remove.",
+  Modpacks: "Collections of workshop mods owned by a user, public or private.",
+  Mods: "The catalogue of every workshop mod the service knows.",
+  Notifications: "What happened to your modpacks, imports and files; listed, marked read, or streamed live.",
+};
+
 interface ResponseObject {
   description: string;
   content?: Record<string, { schema: object }>;
@@ -79,6 +93,12 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
     },
   });
 
+  // trpc-to-openapi registers default error schemas that the responses below replace.
+  const schemas = document.components?.schemas ?? {};
+  for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
+  document.security = [{ cookieAuth: [] }, { bearerAuth: [] }];
+  document.info.license = { name: "MIT", identifier: "MIT" };
+
   const routes = proceduresByRoute();
   const tags = new Set<string>();
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -88,6 +108,10 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
       for (const tag of operation.tags ?? []) tags.add(tag);
       const meta = routes.get(`${method} ${path}`);
       if (!meta?.openapi) continue;
+      if (meta.openapi.protect === false) {
+        // Public: no credentials needed, though a signed-in caller may see more (e.g. its own private modpack).
+        operation.security = [{}, { cookieAuth: [] }, { bearerAuth: [] }];
+      }
       const success = meta.successStatus ?? 200;
       const ok = operation.responses["200"];
       if (ok && success !== 200) {
@@ -114,6 +138,6 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
       }
     }
   }
-  document.tags = [...tags].sort().map((name) => ({ name }));
+  document.tags = [...tags].sort().map((name) => ({ name, description: tagDescriptions[name] ?? name }));
   return document;
 }

@@ -57,6 +57,13 @@ export async function startJobs(options: {
       await boss.schedule(definition.queue, definition.schedule.cron, definition.schedule.data ?? {});
     }
   }
+  // `send` reads a queue into pg-boss's cache on first use, through pg-boss's own connection; on the
+  // embedded database that waits for the lock a caller's open transaction holds, so the first import
+  // or export request of an HTTP-only process (no workers to fill the cache) hung the database for
+  // good. `createQueue` empties the cache, so fill it again here for every queue.
+  for (const definition of options.definitions) {
+    await boss.getJobById(definition.queue, "00000000-0000-0000-0000-000000000000");
+  }
   if (options.workers) {
     for (const definition of options.definitions) {
       await boss.work(definition.queue, { pollingIntervalSeconds: 2, ...definition.work }, (jobs) =>

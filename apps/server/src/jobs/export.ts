@@ -105,9 +105,9 @@ export function exportJob(deps: { db: Db }): JobDefinition<ExportJobData> {
   return {
     queue: EXPORT_QUEUE,
     options: { retryLimit: RETRY_LIMIT, retryDelay: 1, expireInSeconds: 60, deadLetter: EXPORT_DEAD_LETTER_QUEUE },
-    // A send wakes the workers at once (the queue notifies); without LISTEN/NOTIFY they poll every
-    // 0.5 s, and with it every 5 s as a backstop for a lost wake-up.
-    work: { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 5 },
+    // A send wakes the workers at once (the queue notifies); where LISTEN/NOTIFY is unavailable
+    // they poll every 0.5 s instead, so a file is ready well within a second either way.
+    work: { pollingIntervalSeconds: 0.5 },
     async handle(jobs) {
       const results = [];
       for (const job of jobs) results.push(await runExport(deps.db, job));
@@ -124,7 +124,6 @@ export function exportDeadLetterJob(deps: { db: Db }): JobDefinition<ExportJobDa
   return {
     queue: EXPORT_DEAD_LETTER_QUEUE,
     options: { retryLimit: 5, retryDelay: 5, expireInSeconds: 60 },
-    work: { pollingIntervalSeconds: 1 },
     async handle(jobs) {
       const results = [];
       for (const job of jobs) {

@@ -1,5 +1,5 @@
 import type { Services } from "@modpack/contract";
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Environment, loadConfig } from "../../src/config.js";
 import { type Runtime, startRuntime } from "../../src/runtime.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
@@ -17,6 +17,10 @@ export interface TestServiceOptions {
   services?: (services: Services) => Services;
   /** Reuse another service's database (a second instance). */
   database?: TestDatabase;
+  /** The clock sessions and tokens expire by (epoch milliseconds). */
+  clock?: () => number;
+  /** The logger the service writes to (tests capture its output). */
+  logger?: FastifyBaseLogger;
 }
 
 /** Starts the whole service (database, migrations, jobs, HTTP app) on this file's own database. */
@@ -29,7 +33,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...options.env,
   });
-  const runtime = await startRuntime(config, { services: options.services });
+  const runtime = await startRuntime(config, {
+    services: options.services,
+    clock: options.clock,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   if (!runtime.app) throw new Error("the test service has no HTTP app");
   await runtime.app.ready();
   return {

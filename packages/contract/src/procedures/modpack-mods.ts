@@ -19,7 +19,7 @@ export const modpackModsRouter = router({
         tags,
         summary: "List a modpack's mods",
         description:
-          "The modpack's active mods, paged; by default in the order they were added. `tags` matches mods carrying any of the given tags.",
+          "The modpack's active mods, paged; by default in the order they were added. `search` matches name, description or workshop id (case-insensitive) or an exact in-game id; `tags` matches mods carrying any of the given tags.",
         operationId: "listModpackMods",
         permission: "modpack.read",
         modpackAccess: "read",

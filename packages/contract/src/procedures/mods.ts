@@ -21,7 +21,7 @@ export const modsRouter = router({
         tags,
         summary: "Search the mod catalogue",
         description:
-          "Every mod the service knows, paged (default 20 a page). `search` matches name, description, workshop id or in-game id; `tags` matches any of the given tags; `modpackId` keeps the mods active in that modpack (public modpacks only; 404 otherwise).",
+          "Every mod the service knows, paged (default 20 a page). `search` matches name, description, workshop id or in-game id; `tags` matches any of the given tags; `modpackId` keeps the mods active in that modpack, which must be public or one the caller owns or is a member of (404 otherwise).",
         operationId: "listMods",
         public: true,
         errors: [404],

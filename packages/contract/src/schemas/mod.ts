@@ -99,9 +99,11 @@ export const addModpackModInput = z
 export const modListInput = z.object({
   page: pageParam,
   limit: limitParam(20),
-  search: searchParam,
+  search: searchParam.meta({ description: "Case-insensitive match on name, description or workshop id, or an exact in-game id" }),
   tags: tagsParam,
-  modpackId: uuid.optional().meta({ description: "Only mods active in this public modpack" }),
+  modpackId: uuid
+    .optional()
+    .meta({ description: "Only mods active in this modpack: a public one, or one you own or are a member of" }),
   sortBy: z.enum(["createdAt", "updatedAt", "name"]).default("name").meta({ description: "Sort field (default name)" }),
   sortOrder: sortOrderParam("asc"),
 });
@@ -110,7 +112,7 @@ export const modpackModListInput = z.object({
   id: uuid,
   page: pageParam,
   limit: limitParam(10),
-  search: searchParam,
+  search: searchParam.meta({ description: "Case-insensitive match on name, description or workshop id, or an exact in-game id" }),
   tags: tagsParam,
   sortBy: z
     .enum(["createdAt", "updatedAt", "name"])

@@ -1,0 +1,364 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestService, type TestService } from "./support/service.js";
+import { signIn } from "./support/users.js";
+
+/**
+ * The published client as a front-end gets it: build, `pnpm pack`, install the tarball alone in a
+ * project outside the workspace, type-check code against it, and run that code against a live server.
+ */
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const clientRoot = path.join(repoRoot, "packages/client");
+const contractRoot = path.join(repoRoot, "packages/contract");
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** The environment for child tools, without what `pnpm run` adds for its own script. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const key of Object.keys(env)) {
+    if (
+      /^(npm_(command|lifecycle_|package_|execpath|node_execpath)|npm_config_(user_agent|verify_deps)|pnpm_config_|pnpm_package_name$)/i.test(
+        key,
+      )
+    ) {
+      delete env[key];
+    }
+  }
+  // Scripts run by npm (`#!/usr/bin/env node`) use this same Node.
+  env.PATH = [path.dirname(process.execPath), process.env.PATH ?? ""].join(path.delimiter);
+  return env;
+}
+
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs: number },
+) {
+  return new Promise<Run>((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: childEnv(options.env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command} ${args.join(" ")} took longer than ${options.timeoutMs} ms:\n${output}`));
+    }, options.timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** pnpm as the test runner was started by it, else from PATH. */
+function pnpm(args: string[], cwd: string, timeoutMs: number): Promise<Run> {
+  const execPath = process.env.npm_execpath;
+  return execPath && /pnpm/.test(path.basename(execPath))
+    ? run(process.execPath, [execPath, ...args], { cwd, timeoutMs })
+    : run("pnpm", args, { cwd, timeoutMs });
+}
+
+/** The newest modification time of the files under the given paths (0 when none exist). */
+function newestMtime(paths: string[]): number {
+  let newest = 0;
+  for (const entry of paths) {
+    if (!existsSync(entry)) continue;
+    const stat = statSync(entry);
+    newest = stat.isDirectory()
+      ? Math.max(newest, newestMtime(readdirSync(entry).map((name) => path.join(entry, name))))
+      : Math.max(newest, stat.mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the client unless its dist is newer than every source it is built from. */
+async function ensureClientBuilt(): Promise<void> {
+  const built = path.join(clientRoot, "dist/index.d.ts");
+  const sources = newestMtime([
+    path.join(clientRoot, "src"),
+    path.join(clientRoot, "package.json"),
+    path.join(clientRoot, "tsdown.config.ts"),
+    path.join(clientRoot, "tsconfig.build.json"),
+    path.join(contractRoot, "src"),
+  ]);
+  if (existsSync(built) && existsSync(path.join(clientRoot, "dist/index.js")) && statSync(built).mtimeMs >= sources) {
+    return;
+  }
+  const build = await pnpm(["--filter", "@modpack/client", "build"], repoRoot, 180_000);
+  if (build.code !== 0) throw new Error(`building @modpack/client failed:\n${build.output}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+const typescriptVersion = (
+  JSON.parse(readFileSync(path.join(repoRoot, "node_modules/typescript/package.json"), "utf8")) as { version: string }
+).version;
+
+const tsconfig = (files: string[], emit: boolean) => ({
+  compilerOptions: {
+    target: "ES2022",
+    // @trpc/server's own declarations name Disposable; the rest is what any browser app has.
+    lib: ["ES2022", "DOM", "ESNext.Disposable"],
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    strict: true,
+    // Check the client's bundled declarations too, not just the code using them.
+    skipLibCheck: false,
+    types: [],
+    ...(emit ? { outDir: "out" } : { noEmit: true }),
+  },
+  files,
+});
+
+/** Correct use of the client, as a script would write it; prints what it got as one JSON line. */
+const usage = `import {
+  type ApiError,
+  createClient,
+  isApiError,
+  type Modpack,
+  type RouterInputs,
+  type RouterOutputs,
+  toApiError,
+} from "@modpack/client";
+
+declare const process: { env: Record<string, string | undefined> };
+
+const baseUrl = process.env.BASE_URL ?? "http://127.0.0.1:3000";
+const api = createClient({ baseUrl, token: process.env.TOKEN });
+
+async function failure(call: () => Promise<unknown>): Promise<ApiError | null> {
+  try {
+    await call();
+    return null;
+  } catch (error) {
+    return toApiError(error);
+  }
+}
+
+const input: RouterInputs["modpacks"]["create"] = { name: "Packed client pack", description: "From the tarball", isPublic: true };
+const created: Modpack = await api.modpacks.create.mutate(input);
+const read: RouterOutputs["modpacks"]["get"] = await api.modpacks.get.query({ id: created.id });
+const [session, mine] = await Promise.all([api.auth.session.query(), api.modpacks.listMine.query({ limit: 5 })]);
+
+const anonymous = createClient({ baseUrl });
+const unauthenticated = await failure(() => anonymous.modpacks.listMine.query({}));
+const invalid = await failure(() => api.modpacks.create.mutate({ name: "x" }));
+const denied = await failure(() => api.modpacks.get.query({ id: process.env.OTHER_MODPACK_ID ?? "" }));
+const offline = await failure(() => createClient({ baseUrl: process.env.CLOSED_URL ?? "" }).health.check.query());
+
+console.log(
+  JSON.stringify({
+    created: { id: created.id, name: created.name, isPublic: created.isPublic, owner: created.owner },
+    read: { id: read.id, name: read.name, description: read.description, members: read.members.length },
+    sessionUserId: session.user.id,
+    mineTotal: mine.pagination.total,
+    unauthenticated,
+    invalid,
+    denied,
+    deniedIsForbidden: isApiError(denied, "FORBIDDEN"),
+    offline: offline && { status: offline.status, code: offline.code },
+  }),
+);
+`;
+
+/** A misspelt field: must not compile. */
+const wrongUsage = `import { createClient } from "@modpack/client";
+
+const api = createClient({ baseUrl: "http://127.0.0.1:3000" });
+await api.modpacks.create.mutate({ nam: "x" });
+`;
+
+let workDir: string;
+let projectDir: string;
+let tarball: string;
+let service: TestService;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), "mcs-client-package-"));
+  projectDir = path.join(workDir, "app");
+  await mkdir(projectDir);
+  const [, started] = await Promise.all([
+    (async () => {
+      await ensureClientBuilt();
+      const packed = await pnpm(["pack", "--pack-destination", workDir], clientRoot, 60_000);
+      if (packed.code !== 0) throw new Error(`pnpm pack failed:\n${packed.output}`);
+      const name = (await readdir(workDir)).find((file) => file.endsWith(".tgz"));
+      if (!name) throw new Error(`pnpm pack wrote no tarball:\n${packed.output}`);
+      tarball = path.join(workDir, name);
+      await writeFile(
+        path.join(projectDir, "package.json"),
+        JSON.stringify(
+          {
+            name: "client-package-consumer",
+            private: true,
+            type: "module",
+            dependencies: { "@modpack/client": `file:${tarball}`, typescript: typescriptVersion },
+          },
+          null,
+          2,
+        ),
+      );
+      const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], {
+        cwd: projectDir,
+        timeoutMs: 180_000,
+      });
+      if (install.code !== 0) {
+        throw new Error(
+          `npm install of the packed client failed (exit ${install.code}). This test needs the npm registry ` +
+            `(for @trpc/client, @trpc/server, zod and typescript); is it reachable?\n${install.output}`,
+        );
+      }
+      await writeFile(path.join(projectDir, "usage.ts"), usage);
+      await writeFile(path.join(projectDir, "wrong.ts"), wrongUsage);
+      await writeFile(path.join(projectDir, "tsconfig.json"), JSON.stringify(tsconfig(["usage.ts"], true), null, 2));
+      await writeFile(
+        path.join(projectDir, "tsconfig.wrong.json"),
+        JSON.stringify(tsconfig(["wrong.ts"], false), null, 2),
+      );
+    })(),
+    startTestService(),
+  ]);
+  service = started;
+}, 300_000);
+
+afterAll(async () => {
+  await service?.stop();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+const tsc = (project: string) =>
+  run(process.execPath, [path.join(projectDir, "node_modules/typescript/bin/tsc"), "-p", project], {
+    cwd: projectDir,
+    timeoutMs: 120_000,
+  });
+
+describe("the packed @modpack/client", () => {
+  it("installs alone: its files, its dependencies, and no workspace package", () => {
+    const installed = JSON.parse(
+      readFileSync(path.join(projectDir, "node_modules/@modpack/client/package.json"), "utf8"),
+    ) as { dependencies: Record<string, string> };
+    expect(Object.keys(installed.dependencies).sort()).toEqual(["@trpc/client", "@trpc/server", "zod"]);
+    expect(Object.values(installed.dependencies).every((range) => /^[\^~]?\d/.test(range))).toBe(true);
+    expect(existsSync(path.join(projectDir, "node_modules/@modpack/contract"))).toBe(false);
+    expect(existsSync(path.join(projectDir, "node_modules/trpc-to-openapi"))).toBe(false);
+    const declarations = readFileSync(path.join(projectDir, "node_modules/@modpack/client/dist/index.d.ts"), "utf8");
+    const imported = [...declarations.matchAll(/^import .*?["']([^"']+)["'];?$/gm)].map((match) => match[1]);
+    for (const specifier of imported) expect(specifier).toMatch(/^(@trpc\/client|@trpc\/server|zod)(\/|$)/);
+    const size = statSync(tarball).size;
+    process.stdout.write(`@modpack/client tarball: ${size} bytes\n`);
+    expect(size).toBeLessThan(100_000);
+  });
+
+  it("type-checks correct code against the bundled types", async () => {
+    const result = await tsc("tsconfig.json");
+    expect(result.output).toBe("");
+    expect(result.code).toBe(0);
+  }, 120_000);
+
+  it("rejects a misspelt input field at compile time", async () => {
+    const result = await tsc("tsconfig.wrong.json");
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("wrong.ts(4,");
+    expect(result.output).toMatch(/'nam' does not exist in type/);
+  }, 120_000);
+
+  it("runs against a live server: creates and reads a modpack, and reports errors like the REST API", async () => {
+    const owner = await signIn(service);
+    const other = await signIn(service);
+    const tokenResponse = await service.app.inject({
+      method: "POST",
+      url: "/auth/tokens",
+      headers: owner.headers,
+      payload: { name: "client package test" },
+    });
+    expect(tokenResponse.statusCode).toBe(201);
+    const token = (tokenResponse.json() as { token: string }).token;
+    const otherModpack = await service.app.inject({
+      method: "POST",
+      url: "/modpacks",
+      headers: other.headers,
+      payload: { name: "Someone else's pack" },
+    });
+    expect(otherModpack.statusCode).toBe(201);
+    const otherModpackId = (otherModpack.json() as { id: string }).id;
+
+    const baseUrl = await service.app.listen({ port: 0, host: "127.0.0.1" });
+    const closedUrl = `http://127.0.0.1:${await freePort()}`;
+    const result = await run(process.execPath, ["out/usage.js"], {
+      cwd: projectDir,
+      env: { BASE_URL: baseUrl, TOKEN: token, OTHER_MODPACK_ID: otherModpackId, CLOSED_URL: closedUrl },
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.output).toBe(0);
+    const printed = JSON.parse(result.output.trim().split("\n").at(-1) ?? "{}");
+
+    expect(printed.created).toEqual({
+      id: expect.any(String),
+      name: "Packed client pack",
+      isPublic: true,
+      owner: owner.userId,
+    });
+    expect(printed.read).toEqual({
+      id: printed.created.id,
+      name: "Packed client pack",
+      description: "From the tarball",
+      members: 0,
+    });
+    expect(printed.sessionUserId).toBe(owner.userId);
+    expect(printed.mineTotal).toBe(1);
+    expect(printed.unauthenticated).toEqual({ status: 401, code: "UNAUTHORIZED", message: "Unauthorized" });
+    expect(printed.offline).toEqual({ status: 0, code: "NETWORK_ERROR" });
+    expect(printed.deniedIsForbidden).toBe(true);
+
+    // The same failures through REST: the client's errors carry the same status, code, message and issues.
+    const bearer = { authorization: `Bearer ${token}` };
+    const restInvalid = await service.app.inject({
+      method: "POST",
+      url: "/modpacks",
+      headers: bearer,
+      payload: { name: "x" },
+    });
+    expect(restInvalid.statusCode).toBe(400);
+    expect(printed.invalid).toEqual({ status: 400, ...(restInvalid.json() as { error: object }).error });
+    expect(printed.invalid.issues).toEqual([{ path: "name", message: "Must be 3-50 characters" }]);
+    const restDenied = await service.app.inject({ method: "GET", url: `/modpacks/${otherModpackId}`, headers: bearer });
+    expect(restDenied.statusCode).toBe(403);
+    expect(printed.denied).toEqual({ status: 403, ...(restDenied.json() as { error: object }).error });
+    expect(printed.denied.message).toBe("Access denied");
+    const restUnauthenticated = await service.app.inject({ method: "GET", url: "/modpacks/my" });
+    expect(restUnauthenticated.statusCode).toBe(401);
+    expect(restUnauthenticated.json()).toEqual({ message: printed.unauthenticated.message });
+  }, 120_000);
+});

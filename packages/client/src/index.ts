@@ -1,0 +1,44 @@
+import type { AppRouter } from "@modpack/contract";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+
+export type {
+  AdminStats,
+  AdminUser,
+  ApiToken,
+  AppRouter,
+  CreatedToken,
+  ExportConfiguration,
+  ExportRequested,
+  ExportStatus,
+  GameVersion,
+  ImportStarted,
+  ImportStatus,
+  Member,
+  MemberPermission,
+  Mod,
+  Modpack,
+  ModpackMod,
+  ModpackModLink,
+  ModpackSummary,
+  Notification,
+  Paged,
+  Pagination,
+  Permission,
+  Role,
+  SessionInfo,
+  TagList,
+  User,
+} from "@modpack/contract";
+export {
+  type ClientCredentials,
+  type ClientHeaders,
+  type ClientOptions,
+  createClient,
+  type ModpackClient,
+} from "./client.js";
+export { type ApiError, type ApiErrorCode, type ApiIssue, isApiError, toApiError } from "./errors.js";
+
+/** The input of every procedure: `RouterInputs["modpacks"]["create"]`. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
+/** The output of every procedure: `RouterOutputs["modpacks"]["get"]`. */
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
