@@ -92,11 +92,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const definitions: JobDefinition[] = [
       sweepSessionsJob(database.db),
       // A dead-letter queue is created before the queue that names it.
-      importDeadLetterJob({ db: database.db }) as JobDefinition,
-      importJob({ db: database.db, workshop, followRequired: config.steamApiKey !== undefined }) as JobDefinition,
+      importDeadLetterJob({ db: database.db }),
+      importJob({ db: database.db, workshop, followRequired: config.steamApiKey !== undefined }),
       modUpdateJob({ db: database.db, workshop }),
-      exportDeadLetterJob({ db: database.db }) as JobDefinition,
-      exportJob({ db: database.db }) as JobDefinition,
+      exportDeadLetterJob({ db: database.db }),
+      exportJob({ db: database.db }),
     ];
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
     const { db } = database;

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./support/net.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { signIn } from "./support/users.js";
 
@@ -107,19 +107,13 @@ async function ensureClientBuilt(): Promise<void> {
   if (existsSync(built) && existsSync(path.join(clientRoot, "dist/index.js")) && statSync(built).mtimeMs >= sources) {
     return;
   }
-  const build = await pnpm(["--filter", "@modpack/client", "build"], repoRoot, 180_000);
+  // Through turbo, so the contract the client bundles is built first.
+  const build = await pnpm(
+    ["exec", "turbo", "run", "build", "--filter=@modpack/client...", "--output-logs=errors-only"],
+    repoRoot,
+    180_000,
+  );
   if (build.code !== 0) throw new Error(`building @modpack/client failed:\n${build.output}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 const typescriptVersion = (

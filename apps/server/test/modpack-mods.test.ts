@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
-import type { WorkshopItem } from "../src/workshop/client.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { statementsOf } from "./support/query-count.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
+import { workshopItem } from "./support/workshop.js";
 
 let fake: FakeSteam;
 let service: TestService;
@@ -50,22 +50,6 @@ async function addMember(modpackId: string, user: SignedIn, permission: string[]
     .insertInto("modpackMembers")
     .values({ modpackId, userId: user.userId, permission })
     .execute();
-}
-
-/** A hand-built workshop item, as the workshop client would answer it. */
-function item(workshopId: string, overrides: Partial<WorkshopItem> = {}): WorkshopItem {
-  return {
-    workshopId,
-    title: `Item ${workshopId}`,
-    description: `Description of ${workshopId}`,
-    previewUrl: null,
-    tags: [],
-    timeUpdated: null,
-    platformModIds: [`Item${workshopId}`],
-    mapFolders: [],
-    requiredWorkshopIds: [],
-    ...overrides,
-  };
 }
 
 const names = (response: { json(): { data: { name: string }[] } }) => response.json().data.map((mod) => mod.name);
@@ -208,9 +192,9 @@ describe("adding and removing mods", () => {
   it("takes the active, most recently updated mod when several carry the in-game id", async () => {
     const { db } = service.runtime.database;
     const rows = await upsertWorkshopItems(db, [
-      item("4801", { platformModIds: ["Shared"] }),
-      item("4802", { platformModIds: ["Shared", "Other"] }),
-      item("4803", { platformModIds: ["Shared"] }),
+      workshopItem("4801", { platformModIds: ["Shared"] }),
+      workshopItem("4802", { platformModIds: ["Shared", "Other"] }),
+      workshopItem("4803", { platformModIds: ["Shared"] }),
     ]);
     const id = (workshopId: string) => rows.find((row) => row.workshopId === workshopId)!.id;
     const at = (iso: string) => new Date(iso);
@@ -343,7 +327,7 @@ describe("listing a modpack with 25 mods", () => {
     // Added in workshop-id order; names run the other way, so "by name" and "as added" differ.
     const items = Array.from({ length: 25 }, (_, index) => {
       const n = index + 1;
-      return item(String(6000 + n), {
+      return workshopItem(String(6000 + n), {
         title: `Pack Mod ${String(26 - n).padStart(2, "0")}`,
         description: `Pack description ${n}`,
         platformModIds: [`PackMod${n}`],
@@ -419,8 +403,6 @@ async function freshSessionGet(user: SignedIn, url: string) {
   return service.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${session.token}` } });
 }
 
-
-
 describe("query count of GET /modpacks/{id}/mods", () => {
   let small: string;
   let large: string;
@@ -428,7 +410,9 @@ describe("query count of GET /modpacks/{id}/mods", () => {
   beforeAll(async () => {
     small = await createModpack(owner);
     large = await createModpack(owner);
-    const items = Array.from({ length: 50 }, (_, index) => item(String(8000 + index), { title: `Count Mod ${index}` }));
+    const items = Array.from({ length: 50 }, (_, index) =>
+      workshopItem(String(8000 + index), { title: `Count Mod ${index}` }),
+    );
     const rows = await upsertWorkshopItems(service.runtime.database.db, items);
     await service.runtime.database.db
       .insertInto("modpackMods")
@@ -443,7 +427,9 @@ describe("query count of GET /modpacks/{id}/mods", () => {
 
   it("sends the same statements for a 5-mod modpack as for a 50-mod one", async () => {
     const five = await statementsOf(service, () => freshSessionGet(owner, `/modpacks/${small}/mods?limit=50`));
-    const fifty = await statementsOf(service, () => freshSessionGet(owner, `/modpacks/${large}/mods?limit=50&search=Count`));
+    const fifty = await statementsOf(service, () =>
+      freshSessionGet(owner, `/modpacks/${large}/mods?limit=50&search=Count`),
+    );
     expect(five.result.json().data).toHaveLength(5);
     expect(fifty.result.json().data).toHaveLength(50);
     // Session insert and lookup, the modpack rule, the page: four, whatever the size.
@@ -454,5 +440,4 @@ describe("query count of GET /modpacks/{id}/mods", () => {
       `GET /modpacks/{id}/mods statements: 5-mod page ${five.statements.length}, 50-mod page ${fifty.statements.length} (1 of them the page query)`,
     );
   });
-
 });

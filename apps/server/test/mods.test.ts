@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upsertWorkshopItems } from "../src/services/mods.js";
-import type { WorkshopItem } from "../src/workshop/client.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { statementsOf } from "./support/query-count.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
+import { workshopItem } from "./support/workshop.js";
 
 let fake: FakeSteam;
 let service: TestService;
@@ -25,22 +25,6 @@ function post(url: string, headers: Record<string, string> | undefined, payload?
 
 function get(url: string, headers?: Record<string, string>) {
   return service.app.inject({ method: "GET", url, ...(headers ? { headers } : {}) });
-}
-
-/** A hand-built workshop item, as the workshop client would answer it. */
-function item(workshopId: string, overrides: Partial<WorkshopItem> = {}): WorkshopItem {
-  return {
-    workshopId,
-    title: `Item ${workshopId}`,
-    description: `Description of ${workshopId}`,
-    previewUrl: null,
-    tags: [],
-    timeUpdated: new Date("2026-01-01T00:00:00Z"),
-    platformModIds: [`Item${workshopId}`],
-    mapFolders: [],
-    requiredWorkshopIds: [],
-    ...overrides,
-  };
 }
 
 beforeAll(async () => {
@@ -187,7 +171,7 @@ describe("GET /mods", () => {
         ...(n % 5 === 0 ? ["seed-c"] : []),
         ...(n === 1 ? ["seed-z", "seed-y"] : []),
       ];
-      return item(String(5000 + n), {
+      return workshopItem(String(5000 + n), {
         title: `Seeded Mod ${String(n).padStart(2, "0")}`,
         description: `Seed description ${n}`,
         platformModIds: [`SeedMod${n}`],
@@ -442,12 +426,10 @@ describe("POST /mods/update-all", () => {
   });
 });
 
-
-
 describe("query count of GET /mods", () => {
   beforeAll(async () => {
     const items = Array.from({ length: 60 }, (_, index) =>
-      item(String(7000 + index), { title: `Bulk Mod ${String(index).padStart(2, "0")}`, tags: ["bulk"] }),
+      workshopItem(String(7000 + index), { title: `Bulk Mod ${String(index).padStart(2, "0")}`, tags: ["bulk"] }),
     );
     await upsertWorkshopItems(service.runtime.database.db, items);
     // The update check queued above works through the same database handle: let it finish and stop.
@@ -463,5 +445,4 @@ describe("query count of GET /mods", () => {
     expect(large.statements).toHaveLength(1);
     console.info(`GET /mods statements: 5-mod page ${small.statements.length}, 50-mod page ${large.statements.length}`);
   });
-
 });

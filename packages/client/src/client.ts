@@ -1,5 +1,4 @@
-import type { AppRouter } from "@modpack/contract";
-import type { Notification } from "@modpack/contract";
+import type { AppRouter, Notification } from "@modpack/contract";
 import {
   createTRPCClient,
   httpBatchLink,
@@ -78,7 +77,8 @@ export function createClient(options: ClientOptions): ModpackClient {
   };
   // The tRPC client is a proxy over procedure paths; `onNotification` is answered beside it.
   return new Proxy(trpc, {
-    get: (target, key, receiver) => (key === "onNotification" ? stream.onNotification : Reflect.get(target, key, receiver)),
+    get: (target, key, receiver) =>
+      key === "onNotification" ? stream.onNotification : Reflect.get(target, key, receiver),
   }) as ModpackClient;
 }
 
@@ -101,7 +101,8 @@ function createLinks(options: ClientOptions): TRPCLink<AppRouter>[] {
       condition: (op) => op.type === "subscription",
       true: httpSubscriptionLink<AppRouter, EventSourceLike.AnyConstructor>({
         url,
-        EventSource: options.EventSource ?? (globalThis as { EventSource?: EventSourceLike.AnyConstructor }).EventSource,
+        EventSource:
+          options.EventSource ?? (globalThis as { EventSource?: EventSourceLike.AnyConstructor }).EventSource,
         // Browsers read `withCredentials`; fetch-based ponyfills (the `eventsource` package) read `fetch`.
         eventSourceOptions: async () => {
           const extra = await headers();

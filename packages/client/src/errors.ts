@@ -1,3 +1,4 @@
+import { codeForStatus, type ErrorCode } from "@modpack/contract";
 import { isTRPCClientError } from "@trpc/client";
 
 /** One invalid input field: `path` is dotted (`metadata.discord`), empty for the input as a whole. */
@@ -7,22 +8,7 @@ export interface ApiIssue {
 }
 
 /** The codes the service answers with, plus `NETWORK_ERROR` when no answer came at all. */
-export type ApiErrorCode =
-  | "BAD_REQUEST"
-  | "UNAUTHORIZED"
-  | "FORBIDDEN"
-  | "NOT_FOUND"
-  | "METHOD_NOT_SUPPORTED"
-  | "CONFLICT"
-  | "PAYLOAD_TOO_LARGE"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "UNPROCESSABLE_CONTENT"
-  | "TOO_MANY_REQUESTS"
-  | "INTERNAL_SERVER_ERROR"
-  | "BAD_GATEWAY"
-  | "SERVICE_UNAVAILABLE"
-  | "GATEWAY_TIMEOUT"
-  | "NETWORK_ERROR";
+export type ApiErrorCode = ErrorCode | "NETWORK_ERROR";
 
 /**
  * An error as the front-end handles it, the same whether it came through this client or the
@@ -36,27 +22,6 @@ export interface ApiError {
   message: string;
   code: ApiErrorCode | (string & {});
   issues?: ApiIssue[];
-}
-
-const codeByStatus: Record<number, ApiErrorCode> = {
-  400: "BAD_REQUEST",
-  401: "UNAUTHORIZED",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  405: "METHOD_NOT_SUPPORTED",
-  409: "CONFLICT",
-  413: "PAYLOAD_TOO_LARGE",
-  415: "UNSUPPORTED_MEDIA_TYPE",
-  422: "UNPROCESSABLE_CONTENT",
-  429: "TOO_MANY_REQUESTS",
-  500: "INTERNAL_SERVER_ERROR",
-  502: "BAD_GATEWAY",
-  503: "SERVICE_UNAVAILABLE",
-  504: "GATEWAY_TIMEOUT",
-};
-
-function codeForStatus(status: number): ApiErrorCode {
-  return codeByStatus[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST");
 }
 
 interface ErrorData {

@@ -18,3 +18,30 @@ export const conflict = (message: string) => new TRPCError({ code: "CONFLICT", m
 export const badRequest = (message: string) => new TRPCError({ code: "BAD_REQUEST", message });
 export const unprocessable = (message: string) => new TRPCError({ code: "UNPROCESSABLE_CONTENT", message });
 export const badGateway = (message: string) => new TRPCError({ code: "BAD_GATEWAY", message });
+
+/** The error code the REST bodies and the typed client name for an HTTP status. */
+export const errorCodeByStatus = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  422: "UNPROCESSABLE_CONTENT",
+  429: "TOO_MANY_REQUESTS",
+  500: "INTERNAL_SERVER_ERROR",
+  502: "BAD_GATEWAY",
+  503: "SERVICE_UNAVAILABLE",
+  504: "GATEWAY_TIMEOUT",
+} as const;
+
+export type ErrorCode = (typeof errorCodeByStatus)[keyof typeof errorCodeByStatus];
+
+export function codeForStatus(status: number): ErrorCode {
+  return (
+    (errorCodeByStatus as Record<number, ErrorCode>)[status] ??
+    (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST")
+  );
+}

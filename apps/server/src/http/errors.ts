@@ -1,4 +1,6 @@
-import { messages } from "@modpack/contract";
+import { codeForStatus, messages } from "@modpack/contract";
+
+export { codeForStatus };
 
 export interface ErrorIssue {
   path: string;
@@ -10,27 +12,6 @@ export interface ErrorDescription {
   message: string;
   code?: string | undefined;
   issues?: ErrorIssue[] | undefined;
-}
-
-const codeByStatus: Record<number, string> = {
-  400: "BAD_REQUEST",
-  401: "UNAUTHORIZED",
-  403: "FORBIDDEN",
-  404: "NOT_FOUND",
-  405: "METHOD_NOT_SUPPORTED",
-  409: "CONFLICT",
-  413: "PAYLOAD_TOO_LARGE",
-  415: "UNSUPPORTED_MEDIA_TYPE",
-  422: "UNPROCESSABLE_CONTENT",
-  429: "TOO_MANY_REQUESTS",
-  500: "INTERNAL_SERVER_ERROR",
-  502: "BAD_GATEWAY",
-  503: "SERVICE_UNAVAILABLE",
-  504: "GATEWAY_TIMEOUT",
-};
-
-export function codeForStatus(status: number): string {
-  return codeByStatus[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST");
 }
 
 /**

@@ -82,7 +82,7 @@ interface ListOptions {
 }
 
 /** One page and the total, in one query (the total rides along as a window count). */
-async function listPage(db: Db, base: ModpackQuery, options: ListOptions) {
+async function listPage(base: ModpackQuery, options: ListOptions) {
   let query = base;
   if (options.search) {
     const pattern = likePattern(options.search);
@@ -161,7 +161,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
         .selectFrom("modpacks")
         .where("modpacks.isPublic", "=", true)
         .where("modpacks.isActive", "=", true);
-      return listPage(db, base, input);
+      return listPage(base, input);
     },
 
     listMine(caller, input) {
@@ -186,7 +186,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
             ]),
           ]),
         );
-      return listPage(db, base, input);
+      return listPage(base, input);
     },
 
     async create(caller, input) {

@@ -99,7 +99,9 @@ export const addModpackModInput = z
 export const modListInput = z.object({
   page: pageParam,
   limit: limitParam(20),
-  search: searchParam.meta({ description: "Case-insensitive match on name, description or workshop id, or an exact in-game id" }),
+  search: searchParam.meta({
+    description: "Case-insensitive match on name, description or workshop id, or an exact in-game id",
+  }),
   tags: tagsParam,
   modpackId: uuid
     .optional()
@@ -112,7 +114,9 @@ export const modpackModListInput = z.object({
   id: uuid,
   page: pageParam,
   limit: limitParam(10),
-  search: searchParam.meta({ description: "Case-insensitive match on name, description or workshop id, or an exact in-game id" }),
+  search: searchParam.meta({
+    description: "Case-insensitive match on name, description or workshop id, or an exact in-game id",
+  }),
   tags: tagsParam,
   sortBy: z
     .enum(["createdAt", "updatedAt", "name"])
