@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";
@@ -34,6 +35,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
     // An idle client that loses its server (restart, pg_terminate_backend) is dropped, not fatal.
     pool.on("error", () => {});
+    // A checked-out client has no listener of the pool's: losing its server there (Kysely holds it
+    // for a query or a transaction) emitted an unhandled 'error' and crashed the process. The query
+    // in flight still fails (503), and the pool drops the client when it is released.
+    pool.on("connect", (client) => {
+      client.on("error", () => {});
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
     return {
       kind: "postgres",
@@ -45,7 +52,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const dataDir = options.dataDir ?? ".data";
   if (!dataDir.startsWith("memory://")) await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+  // pg_trgm backs the search indexes of migration 0002.
+  const pglite = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   const db = new Kysely<Database>({ dialect: new SerialPGliteDialect({ pglite }), plugins });
   return {
     kind: "pglite",

@@ -24,18 +24,59 @@ const item = (
 
 /** Demo catalogue: made-up workshop items shaped like real Project Zomboid mods. */
 export const demoMods: WorkshopItem[] = [
-  item("3100000001", "Vehicle Overhaul Pack", ["VehicleOverhaul"], ["Build 41", "Vehicles"], "More cars, better handling."),
-  item("3100000002", "Extended Firearms", ["ExtendedFirearms", "ExtendedFirearms_Ammo"], ["Build 41", "Weapons"], "Adds 120 firearms and ammunition types."),
-  item("3100000003", "Better Sorting", ["BetterSorting"], ["Build 41", "Build 42", "Interface"], "Sorts items into sensible categories."),
+  item(
+    "3100000001",
+    "Vehicle Overhaul Pack",
+    ["VehicleOverhaul"],
+    ["Build 41", "Vehicles"],
+    "More cars, better handling.",
+  ),
+  item(
+    "3100000002",
+    "Extended Firearms",
+    ["ExtendedFirearms", "ExtendedFirearms_Ammo"],
+    ["Build 41", "Weapons"],
+    "Adds 120 firearms and ammunition types.",
+  ),
+  item(
+    "3100000003",
+    "Better Sorting",
+    ["BetterSorting"],
+    ["Build 41", "Build 42", "Interface"],
+    "Sorts items into sensible categories.",
+  ),
   item("3100000004", "Raven Creek Map", ["RavenCreek"], ["Build 41", "Map"], "A large river town.", ["RavenCreek"]),
-  item("3100000005", "Fort Knox Map", ["FortKnox"], ["Build 41", "Map"], "The gold vault and its base.", ["FortKnoxLinked", "FortKnox"]),
+  item("3100000005", "Fort Knox Map", ["FortKnox"], ["Build 41", "Map"], "The gold vault and its base.", [
+    "FortKnoxLinked",
+    "FortKnox",
+  ]),
   item("3100000006", "True Music", ["truemusic"], ["Build 41", "Audio"], "Cassettes and vinyl records."),
-  item("3100000007", "Authentic Z", ["Authentic Z - Current"], ["Build 41", "Clothing"], "Zombie outfits and clothing."),
+  item(
+    "3100000007",
+    "Authentic Z",
+    ["Authentic Z - Current"],
+    ["Build 41", "Clothing"],
+    "Zombie outfits and clothing.",
+  ),
   item("3100000008", "Simple Overhaul: Melee", ["SOMW"], ["Build 41", "Weapons"], "Rebalanced melee weapons."),
-  item("3100000009", "Common Sense", ["BB_CommonSense"], ["Build 41", "Build 42", "Gameplay"], "Pry open doors with a crowbar, and more."),
+  item(
+    "3100000009",
+    "Common Sense",
+    ["BB_CommonSense"],
+    ["Build 41", "Build 42", "Gameplay"],
+    "Pry open doors with a crowbar, and more.",
+  ),
   item("3100000010", "Map Legend UI", ["MapLegendUI"], ["Build 42", "Interface"], "A legend for the in-game map."),
-  item("3100000011", "Skill Recovery Journal", ["SkillRecoveryJournal"], ["Build 41", "Build 42", "Gameplay"], "Keep some skills after death."),
-  item("3100000012", "Louisville Expansion", ["LouisvilleExpansion"], ["Build 41", "Map"], "More city blocks.", ["LouisvilleExpansion"]),
+  item(
+    "3100000011",
+    "Skill Recovery Journal",
+    ["SkillRecoveryJournal"],
+    ["Build 41", "Build 42", "Gameplay"],
+    "Keep some skills after death.",
+  ),
+  item("3100000012", "Louisville Expansion", ["LouisvilleExpansion"], ["Build 41", "Map"], "More city blocks.", [
+    "LouisvilleExpansion",
+  ]),
 ];
 
 const demoUsers = [

@@ -45,7 +45,14 @@ declare module "fastify" {
   interface FastifyRequest {
     restError?: TRPCError;
   }
+  interface FastifyContextConfig {
+    /** A stream that lives until the client leaves or the server closes; shutdown does not wait for it. */
+    longLived?: boolean;
+  }
 }
+
+/** How long closing waits for handlers still running (their clients may have left already). */
+const DRAIN_TIMEOUT_MS = 15_000;
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -84,8 +91,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     routerOptions: { ignoreTrailingSlash: true },
     // A URL the router cannot decode (e.g. `%ED%BF%BF`) is answered here, not by the error handler.
     frameworkErrors: (error, _request, reply) => {
-      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-      reply.code(status).send(errorBody({ status, message: error.message }));
+      const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 400;
+      (reply as FastifyReply).code(status).send(errorBody({ status, message: error.message }));
     },
   });
 
@@ -93,6 +100,39 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+
+  // Handlers in flight, until their reply is sent. A client that leaves early does not stop its
+  // handler, and Fastify stops waiting for it: closing waits here before the database goes away.
+  const inFlight = new Set<FastifyRequest>();
+  let drained: (() => void) | undefined;
+  const settle = (request: FastifyRequest) => {
+    inFlight.delete(request);
+    if (inFlight.size === 0) drained?.();
+  };
+  app.addHook("onRequest", async (request) => {
+    if (!request.routeOptions.config.longLived) inFlight.add(request);
+  });
+  app.addHook("onSend", async (request, _reply, payload) => {
+    settle(request);
+    return payload;
+  });
+  app.addHook("onResponse", async (request) => settle(request));
+  const drain = async () => {
+    if (inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        drained = resolve;
+      }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          app.log.warn({ pending: inFlight.size }, "closing with handlers still running");
+          resolve();
+        }, DRAIN_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  };
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
   app.addHook("onRequest", async (request, reply) => {
@@ -268,10 +308,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const onPreClose = deps.onPreClose;
     app.addHook("preClose", async () => onPreClose());
   }
-  if (deps.onClose) {
-    const onClose = deps.onClose;
-    app.addHook("onClose", async () => onClose());
-  }
+  const onClose = deps.onClose;
+  app.addHook("onClose", async () => {
+    await drain();
+    await onClose?.();
+  });
   return app;
 }
 

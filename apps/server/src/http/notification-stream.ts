@@ -15,7 +15,7 @@ export function notificationStreamRoutes(deps: {
   notifications: Services["notifications"];
 }): RouteModule {
   const plugin: FastifyPluginAsync = async (app) => {
-    app.get("/notifications/stream", async (request, reply) => {
+    app.get("/notifications/stream", { config: { longLived: true } }, async (request, reply) => {
       const caller = await deps.authenticate(request, reply);
       if (!caller) return reply.code(401).send(errorBody({ status: 401, message: "Unauthorized" }));
       if (!roleHasPermission(caller.role, "notification.read")) {

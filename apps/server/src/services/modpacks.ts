@@ -81,7 +81,11 @@ interface ListOptions {
   sortOrder: "asc" | "desc";
 }
 
-/** One page and the total, in one query (the total rides along as a window count). */
+/**
+ * One page and the total, in one query. The total is a scalar subquery, not `count(*) over ()`:
+ * a window count makes Postgres read every matching row (all columns) before the LIMIT and hides
+ * the LIMIT from the planner; the subquery counts from an index and the page stops after `limit`.
+ */
 async function listPage(base: ModpackQuery, options: ListOptions) {
   let query = base;
   if (options.search) {
@@ -90,9 +94,10 @@ async function listPage(base: ModpackQuery, options: ListOptions) {
       eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
     );
   }
+  const counted = query.select((eb) => eb.fn.countAll<number>().as("count"));
   const rows = await query
     .selectAll("modpacks")
-    .select(sql<number>`count(*) over ()`.as("fullCount"))
+    .select(counted.as("fullCount"))
     .orderBy(`modpacks.${options.sortBy}`, options.sortOrder)
     .orderBy("modpacks.id", options.sortOrder)
     .limit(options.limit)
@@ -100,8 +105,7 @@ async function listPage(base: ModpackQuery, options: ListOptions) {
     .execute();
   let total = rows[0] ? Number(rows[0].fullCount) : 0;
   if (rows.length === 0 && options.page > 1) {
-    const counted = await query.select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow();
-    total = Number(counted.count);
+    total = Number((await counted.executeTakeFirstOrThrow()).count);
   }
   return { data: rows.map(toModpackSummary), pagination: pagination(options.page, options.limit, total) };
 }

@@ -222,9 +222,11 @@ export function modsService(deps: { db: Db; workshop: WorkshopClient; jobs: Jobs
       if (search) filtered = filtered.where(modSearchCondition(search));
       if (tags.length > 0) filtered = filtered.where(modTagsCondition(tags));
 
+      // The total as a scalar subquery, not a window count: the count can use the search and tag
+      // indexes while the page walks the sort index and stops after `limit` (see modpacks' listPage).
       const rows = await filtered
         .selectAll("mods")
-        .select(totalOverAll.as("total"))
+        .select(filtered.select(sql<number>`count(*)::int`.as("count")).as("total"))
         .orderBy(modSortColumns[sortBy], sortOrder)
         .orderBy("mods.id", sortOrder)
         .limit(limit)
