@@ -162,8 +162,18 @@ describe("production mode", () => {
       }
       const health = await production.app.inject({ method: "GET", url: "/health" });
       expect(health.statusCode).toBe(200);
+      const index = await production.app.inject({ method: "GET", url: "/" });
+      expect(index.json()).toEqual({ name: "Modpack Collection Service", openapi: "/openapi.json", health: "/health" });
     } finally {
       await production.stop();
     }
+  });
+});
+
+describe("the root path", () => {
+  it("sends a browser to the docs outside production", async () => {
+    const response = await service.app.inject({ method: "GET", url: "/" });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe("/docs/");
   });
 });

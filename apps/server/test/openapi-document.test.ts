@@ -66,9 +66,13 @@ describe("the OpenAPI document", () => {
       expect(operation.summary, where).toEqual(expect.any(String));
       expect(String(operation.description), where).toMatch(/Public|signed-in|Requires|anyone|redirect|browser/i);
       const responses = operation.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>;
-      expect(Object.keys(responses).some((status) => /^[23]\d\d$/.test(status)), where).toBe(true);
+      expect(
+        Object.keys(responses).some((status) => /^[23]\d\d$/.test(status)),
+        where,
+      ).toBe(true);
       for (const [status, response] of Object.entries(responses)) {
-        if (Number(status) >= 400) expect(response.content?.["application/json"]?.schema, `${where} ${status}`).toBeDefined();
+        if (Number(status) >= 400)
+          expect(response.content?.["application/json"]?.schema, `${where} ${status}`).toBeDefined();
       }
     }
     expect(ids.size).toBeGreaterThan(40);

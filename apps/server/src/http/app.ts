@@ -226,6 +226,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return document;
   };
   app.get("/openapi.json", async () => openApiDocument());
+  // Where a browser lands after signing in: the docs where they are served, else a short index.
+  app.get("/", async (_request, reply) =>
+    config.isProduction
+      ? { name: "Modpack Collection Service", openapi: "/openapi.json", health: "/health" }
+      : reply.redirect("/docs/"),
+  );
 
   if (!config.isProduction) {
     const { default: scalar } = await import("@scalar/fastify-api-reference");
@@ -234,6 +240,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       configuration: {
         url: "/openapi.json",
         title: "Modpack Collection Service",
+        pageTitle: "Modpack Collection Service API",
         withDefaultFonts: false,
         hideClientButton: false,
         persistAuth: true,
@@ -317,6 +324,30 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 }
 
 const docsPaths: OpenApiPaths = {
+  "/": {
+    get: {
+      tags: ["Documentation"],
+      operationId: "getIndex",
+      summary: "Service index",
+      description:
+        "Where a browser lands after signing in. Outside production it redirects to the interactive reference at `/docs/`; in production it answers the service's name and where its OpenAPI document is. Public.",
+      security: [],
+      responses: {
+        "200": {
+          description: "In production: the index",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { name: { type: "string" }, openapi: { type: "string" }, health: { type: "string" } },
+              },
+            },
+          },
+        },
+        "302": { description: "Outside production: to `/docs/`" },
+      },
+    },
+  },
   "/openapi.json": {
     get: {
       tags: ["Documentation"],
