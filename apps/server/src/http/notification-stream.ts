@@ -23,6 +23,8 @@ export function notificationStreamRoutes(deps: {
       }
       const abort = new AbortController();
       request.raw.on("close", () => abort.abort());
+      // Subscribed before the client sees the stream open, so nothing created after that is missed.
+      const notifications = deps.notifications.stream(caller, abort.signal);
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, {
@@ -35,7 +37,7 @@ export function notificationStreamRoutes(deps: {
       raw.write(": connected\n\n");
       const heartbeat = setInterval(() => raw.write(": ping\n\n"), HEARTBEAT_MS);
       try {
-        for await (const notification of deps.notifications.stream(caller, abort.signal)) {
+        for await (const notification of notifications) {
           raw.write(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);
         }
       } finally {

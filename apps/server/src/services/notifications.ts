@@ -58,31 +58,30 @@ export async function openNotificationHub(options: {
   const { database, logger } = options;
   const subscribers = new Map<string, Set<(notification: Notification) => void>>();
   const enders = new Set<() => void>();
+  // Rows load one after another, so each stream gets its notifications in the order they were created.
+  let delivery = Promise.resolve();
   const listener = await listen({
     database,
     channel: NOTIFICATION_CHANNEL,
     logger,
     onMessage(payload) {
       const [userId, id] = payload.split(":");
-      const targets = userId ? subscribers.get(userId) : undefined;
-      if (!targets || targets.size === 0 || !id) return;
-      database.db
-        .selectFrom("notifications")
-        .selectAll()
-        .where("id", "=", id)
-        .executeTakeFirst()
-        .then(
-          (row) => {
-            if (!row) return;
-            const notification = toNotification(row);
-            for (const deliver of targets) deliver(notification);
-          },
-          (error: unknown) => logger.warn({ err: error }, "could not load a notification to push"),
-        );
+      if (!userId || !id || !subscribers.get(userId)?.size) return;
+      delivery = delivery.then(async () => {
+        try {
+          const row = await database.db.selectFrom("notifications").selectAll().where("id", "=", id).executeTakeFirst();
+          if (!row) return;
+          const notification = toNotification(row);
+          for (const deliver of subscribers.get(userId) ?? []) deliver(notification);
+        } catch (error) {
+          logger.warn({ err: error }, "could not load a notification to push");
+        }
+      });
     },
   });
 
-  async function* stream(userId: string, signal: AbortSignal): AsyncGenerator<Notification> {
+  /** Subscribes at once (nothing created after this call is missed); iterating drains what arrived. */
+  function stream(userId: string, signal: AbortSignal): AsyncGenerator<Notification> {
     const pending: Notification[] = [];
     let ended = false;
     let wake: (() => void) | undefined;
@@ -90,33 +89,39 @@ export async function openNotificationHub(options: {
       pending.push(notification);
       wake?.();
     };
-    const end = () => {
-      ended = true;
-      wake?.();
-    };
     const targets = subscribers.get(userId) ?? new Set();
     targets.add(deliver);
     subscribers.set(userId, targets);
-    enders.add(end);
-    signal.addEventListener("abort", end);
-    try {
-      while (!ended && !signal.aborted) {
-        const next = pending.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-    } finally {
+    const end = () => {
+      ended = true;
       targets.delete(deliver);
-      if (targets.size === 0) subscribers.delete(userId);
+      if (targets.size === 0 && subscribers.get(userId) === targets) subscribers.delete(userId);
       enders.delete(end);
       signal.removeEventListener("abort", end);
+      wake?.();
+    };
+    enders.add(end);
+    signal.addEventListener("abort", end);
+    if (signal.aborted) end();
+    async function* iterate(): AsyncGenerator<Notification> {
+      try {
+        for (;;) {
+          const next = pending.shift();
+          if (next) {
+            yield next;
+            continue;
+          }
+          if (ended) return;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = undefined;
+        }
+      } finally {
+        end();
+      }
     }
+    return iterate();
   }
 
   return {
