@@ -7,11 +7,16 @@ import { startTestService, type TestService } from "./support/service.js";
 it("lets a handler whose client already left finish its database work before closing", async () => {
   let outcome: "pending" | "succeeded" | "failed" = "pending";
   let db: Db | undefined;
+  let handlerStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    handlerStarted = resolve;
+  });
   const service: TestService = await startTestService({
     services: (services) => ({
       ...services,
       health: {
         async readiness() {
+          handlerStarted();
           await new Promise((resolve) => setTimeout(resolve, 400));
           try {
             if (!db) throw new Error("the service has not started");
@@ -30,7 +35,7 @@ it("lets a handler whose client already left finish its database work before clo
   const client = request(`${address}/health/ready`);
   client.on("error", () => {});
   client.end();
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await started;
   client.destroy();
   await service.stop();
   expect(outcome).toBe("succeeded");

@@ -1,0 +1,152 @@
+/**
+ * Captures the SQL the service emits for each benchmarked endpoint, by calling the same service
+ * functions the REST procedures call (with inputs parsed by the contract's own schemas) while
+ * recording every statement Kysely compiles: its text, parameters, and when it started and ended.
+ * Statements that overlapped in time ran concurrently (Promise.all in the service) and form one
+ * step; the baseline replays the steps in order, each step's statements concurrently.
+ */
+import {
+  type Caller,
+  createModpackInput,
+  modListInput,
+  modpackModListInput,
+  publicModpackListInput,
+  type Services,
+} from "@modpack/contract";
+import type { CompiledQuery } from "kysely";
+import type { Db } from "../apps/server/src/db/database.js";
+import type { Jobs } from "../apps/server/src/jobs/boss.js";
+import { modpackModsService } from "../apps/server/src/services/modpack-mods.js";
+import { modpacksService } from "../apps/server/src/services/modpacks.js";
+import { modsService } from "../apps/server/src/services/mods.js";
+import type { WorkshopClient } from "../apps/server/src/workshop/client.js";
+import type { Endpoint, EndpointId, Words } from "./endpoints.js";
+import type { Seeded } from "./seed.js";
+
+export interface Statement {
+  sql: string;
+  /** Parameter values; a string starting with SENTINEL is replaced by the request body's field of that name. */
+  parameters: unknown[];
+}
+
+/** Each step's statements run concurrently; steps run in order. */
+export type Steps = Statement[][];
+
+export type Capture = Record<EndpointId, Steps>;
+
+export const SENTINEL = "\u0001bench:";
+
+class SentinelStop extends Error {}
+
+interface Recorded extends Statement {
+  start: number;
+  end: number;
+}
+
+const isSentinel = (value: unknown) => typeof value === "string" && value.startsWith(SENTINEL);
+
+/** Groups recorded statements into steps: a statement that started before the step's last one ended joins it. */
+function toSteps(recorded: Recorded[]): Steps {
+  const steps: Steps = [];
+  let stepEnd = Number.NEGATIVE_INFINITY;
+  for (const statement of [...recorded].sort((a, b) => a.start - b.start)) {
+    const current = steps.at(-1);
+    if (current && statement.start < stepEnd) {
+      current.push({ sql: statement.sql, parameters: statement.parameters });
+      stepEnd = Math.max(stepEnd, statement.end);
+    } else {
+      steps.push([{ sql: statement.sql, parameters: statement.parameters }]);
+      stepEnd = statement.end;
+    }
+  }
+  return steps;
+}
+
+export async function captureSql(db: Db, seeded: Seeded, words: Words, list: Endpoint[]): Promise<Capture> {
+  const executor = db.getExecutor();
+  const original = executor.executeQuery.bind(executor);
+  let recorded: Recorded[] = [];
+  // The same instance the services' query builders execute through (as the test suite's statementsOf spies on).
+  executor.executeQuery = (async (compiled: CompiledQuery, options?: Parameters<typeof original>[1]) => {
+    const start = performance.now();
+    const statement = { sql: compiled.sql, parameters: [...compiled.parameters] };
+    if (statement.parameters.some(isSentinel)) {
+      recorded.push({ ...statement, start, end: performance.now() });
+      throw new SentinelStop();
+    }
+    try {
+      return await original(compiled, options);
+    } finally {
+      recorded.push({ ...statement, start, end: performance.now() });
+    }
+  }) as typeof executor.executeQuery;
+
+  const caller: Caller = {
+    userId: seeded.benchUser.id,
+    role: "user",
+    sessionId: null,
+    tokenId: null,
+    expiresAt: new Date(Date.now() + 300_000),
+  };
+  const modpacks = modpacksService(db);
+  const mods = modsService({ db, workshop: {} as WorkshopClient, jobs: {} as Jobs });
+  const modpackMods = modpackModsService({ db, workshop: {} as WorkshopClient });
+
+  const run: Record<EndpointId, () => Promise<unknown>> = {
+    publicList: () => modpacks.listPublic(publicModpackListInput.parse({ limit: "20" })),
+    publicSearch: () => modpacks.listPublic(publicModpackListInput.parse({ limit: "20", search: words.modpackSearch })),
+    modpackGet: async () => modpacks.get(await modpacks.authorize(caller, seeded.bigModpackId, "read")),
+    modpackMods: async () =>
+      modpackMods.list(
+        await modpacks.authorize(caller, seeded.bigModpackId, "read"),
+        modpackModListInput.parse({ id: seeded.bigModpackId, limit: "50", tags: words.tag }),
+      ),
+    modsSearch: () => mods.list(null, modListInput.parse({ search: words.modSearch })),
+    modpackCreate: async () => {
+      const input = createModpackInput.parse({ name: "placeholder", description: "placeholder", isPublic: true });
+      const sentinels = {
+        ...input,
+        name: `${SENTINEL}name`,
+        description: `${SENTINEL}description`,
+        isPublic: `${SENTINEL}isPublic`,
+      } as unknown as typeof input;
+      return (modpacks as Services["modpacks"]).create(caller, sentinels);
+    },
+  };
+
+  const capture = {} as Capture;
+  try {
+    for (const endpoint of list) {
+      // Run twice and keep the second: the first may warm caches (none today, but cheap insurance).
+      for (let pass = 0; pass < 2; pass++) {
+        recorded = [];
+        try {
+          await run[endpoint.id]();
+        } catch (error) {
+          if (!(error instanceof SentinelStop)) throw error;
+        }
+      }
+      capture[endpoint.id] = toSteps(recorded);
+    }
+  } finally {
+    executor.executeQuery = original;
+  }
+  return capture;
+}
+
+/** The SQL of a capture, readable: for the report and for EXPLAIN. */
+export function describeCapture(capture: Capture): string {
+  return Object.entries(capture)
+    .map(([id, steps]) => {
+      const lines = steps.map((step, index) =>
+        step
+          .map(
+            (statement) =>
+              `  step ${index + 1}${step.length > 1 ? " (concurrent)" : ""}: ${statement.sql}\n    params: ${JSON.stringify(statement.parameters)}`,
+          )
+          .join("\n"),
+      );
+      return `${id}:\n${lines.join("\n")}`;
+    })
+    .join("\n\n");
+}

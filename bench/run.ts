@@ -1,0 +1,584 @@
+/**
+ * `pnpm bench`: seeds a fresh Postgres database through the service's code, starts the real service
+ * and a minimal Fastify + pg baseline (both child processes), drives both with autocannon, measures
+ * import, server-file latency, signed-in cost, embedded cold/warm start and RSS, and prints one table
+ * plus PASS/FAIL per target. Writes everything to bench/results/<timestamp>.json.
+ *
+ * Environment: DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/postgres),
+ * DATABASE_POOL_SIZE (both servers, default 10), BENCH_DURATION (seconds per run, default 6),
+ * BENCH_WARMUP (seconds, default 2), BENCH_CONNECTIONS (default 1,16,64), BENCH_ENDPOINTS (ids,
+ * default all), BENCH_SKIP (comma list of: baseline, compare, import, serverfile, starts),
+ * BENCH_SERVICE_NODE_FLAGS (extra node flags for the service child, e.g. V8 heap experiments),
+ * BENCH_HEAP=1 (service runs with --expose-gc; heap before/after a full GC logged after each run),
+ * BENCH_SEED_ONLY=1 (stop after seeding, SQL capture and EXPLAIN; with BENCH_KEEP_DB=1 for experiments),
+ * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline), BENCH_KEEP_DB=1 (keep the database).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { SESSION_COOKIE } from "../apps/server/src/auth/cookies.js";
+import { openDatabase } from "../apps/server/src/db/database.js";
+import { migrateToLatest } from "../apps/server/src/db/migrate.js";
+import { startFakeSteam } from "../apps/server/test/fixtures/steam-api.js";
+import { type Capture, captureSql, describeCapture, type Steps } from "./capture.js";
+import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
+import { measureImport, measureServerFile } from "./extras.js";
+import { type LoadResult, mergeLoads, runLoad } from "./load.js";
+import {
+  benchDir,
+  type Child,
+  cpuMsOf,
+  forkServer,
+  memoryOf,
+  sampleRss,
+  smapsSummary,
+  timeEntryPointStart,
+} from "./processes.js";
+import { summarizeProfile } from "./profile-summary.js";
+import { seed } from "./seed.js";
+
+class SeedOnly extends Error {}
+
+const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+const runStarted = performance.now();
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+const resultsDir = path.join(benchDir, "results");
+mkdirSync(resultsDir, { recursive: true });
+
+const env = process.env;
+const adminUrl = env.DATABASE_URL || DEFAULT_URL;
+const poolSize = Number(env.DATABASE_POOL_SIZE ?? 10);
+const duration = Number(env.BENCH_DURATION ?? 6);
+const warmup = Number(env.BENCH_WARMUP ?? 2);
+/** Each run is split into this many alternating service/baseline slices. */
+const SLICES = 2;
+const connectionLevels = (env.BENCH_CONNECTIONS ?? "1,16,64").split(",").map(Number);
+const onlyEndpoints = env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(",")) : undefined;
+const skip = new Set((env.BENCH_SKIP ?? "").split(",").filter(Boolean));
+const profile = env.BENCH_PROFILE === "1" || env.BENCH_PROFILE === "both";
+const profileBaseline = env.BENCH_PROFILE === "both";
+const heapDiagnostics = env.BENCH_HEAP === "1";
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const loadSamples: number[] = [];
+const sampleLoad = () => {
+  const [one] = os.loadavg();
+  loadSamples.push(one ?? 0);
+  return one ?? 0;
+};
+
+log(
+  `DATABASE_URL: ${env.DATABASE_URL ? "from the environment" : `unset, using the default ${DEFAULT_URL}`} (${redact(adminUrl)})`,
+);
+log(
+  `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ")}`,
+);
+log(
+  `runs: ${duration} s each after a ${warmup} s warm-up, connections ${connectionLevels.join("/")}, pool size ${poolSize}`,
+);
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
+// 1. A fresh database.
+const databaseName = `mcs_bench_${stamp.slice(0, 19).replace(/-/g, "").replace("T", "_").toLowerCase()}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`create database ${databaseName}`);
+await admin.end();
+const benchUrl = new URL(adminUrl);
+benchUrl.pathname = `/${databaseName}`;
+const databaseUrl = benchUrl.toString();
+log(`database: ${databaseName}`);
+
+let service: Child | undefined;
+let baseline: Child | undefined;
+const steam = await startFakeSteam();
+
+async function dropDatabase() {
+  if (env.BENCH_KEEP_DB === "1") {
+    log(`kept database ${databaseName}`);
+    return;
+  }
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists ${databaseName} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+type Measured = LoadResult & {
+  statementsPerRequest: number;
+  /** Server process CPU (user + system, all threads) per response. */
+  cpuMsPerRequest: number;
+  systemCpuMsPerRequest: number;
+  peakRssMb?: number;
+};
+
+interface Row {
+  endpoint: EndpointId;
+  label: string;
+  connections: number;
+  service: Measured;
+  baseline: Measured | undefined;
+  /** Service req/s over baseline req/s. */
+  ratio: number | undefined;
+  loadAverage: number;
+}
+
+try {
+  // 2. Migrate and seed through the service's code.
+  const handle = await openDatabase({ databaseUrl, poolSize });
+  if (handle.kind !== "postgres") throw new Error("expected a Postgres database");
+  await migrateToLatest(handle.db);
+  const seedStarted = performance.now();
+  const seeded = await seed(handle.db);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  log(
+    `seeded in ${seedSeconds.toFixed(1)} s: ${Object.entries(seeded.counts)
+      .map(([name, value]) => `${value} ${name}`)
+      .join(", ")} (ms per phase: ${JSON.stringify(seeded.timings)})`,
+  );
+  const matches = await handle.pool.query<{ modpacks: number; mods: number; tagged: number }>(
+    `select
+       (select count(*) from modpacks where is_public and is_active and (name ilike $1 or description ilike $1))::int as modpacks,
+       (select count(*) from mods where name ilike $2 or description ilike $2 or workshop_id ilike $2)::int as mods,
+       (select count(*) from modpack_mods l join mods m on m.id = l.mod_id where l.modpack_id = $3 and l.is_active and m.tags && array[$4]::text[])::int as tagged`,
+    [`%${WORDS.modpackSearch}%`, `%${WORDS.modSearch}%`, seeded.bigModpackId, WORDS.tag],
+  );
+  const match = matches.rows[0];
+  log(
+    `search words: "${WORDS.modpackSearch}" matches ${match?.modpacks} public modpacks, "${WORDS.modSearch}" ${match?.mods} mods, tag "${WORDS.tag}" ${match?.tagged} of the big modpack's mods`,
+  );
+
+  // 3. The SQL the service emits per endpoint, and its plans on the seeded data.
+  const list = endpoints(seeded).filter((endpoint) => !onlyEndpoints || onlyEndpoints.has(endpoint.id));
+  const capture = await captureSql(handle.db, seeded, WORDS, endpoints(seeded));
+  const captureFile = path.join(resultsDir, `${stamp}-capture.json`);
+  writeFileSync(captureFile, JSON.stringify(capture, null, 2));
+  const explain = await explainCapture(handle.pool, capture);
+  writeFileSync(
+    path.join(resultsDir, `${stamp}-sql.txt`),
+    `${describeCapture(capture)}\n\n${explain.map((entry) => `== ${entry.endpoint} ==\n${entry.plan}`).join("\n\n")}\n`,
+  );
+  log("statements per request and their execution time on the seeded data (EXPLAIN ANALYZE):");
+  for (const [id, steps] of Object.entries(capture)) {
+    const times = explain.filter((entry) => entry.endpoint === id).map((entry) => `${entry.executionMs.toFixed(2)} ms`);
+    log(
+      `  ${id.padEnd(14)} ${steps.flat().length} statement(s) in ${steps.length} step(s)${times.length ? `: ${times.join(", ")}` : ""}`,
+    );
+  }
+  await handle.close();
+  if (env.BENCH_SEED_ONLY === "1") throw new SeedOnly();
+
+  // 4. The two servers.
+  service = await forkServer(
+    "service-server.ts",
+    {
+      ...env,
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: String(poolSize),
+      LOG_LEVEL: "silent",
+      // The deployed configuration: production (no /docs bundle, no development IdP) needs a provider.
+      NODE_ENV: "production",
+      OAUTH_PROVIDER: "github",
+      OAUTH_CLIENT_ID: "bench",
+      OAUTH_CLIENT_SECRET: "bench",
+      WORKSHOP_API_URL: steam.url,
+      WORKSHOP_MAX_RETRIES: "1",
+    },
+    [
+      ...(heapDiagnostics ? ["--expose-gc"] : []),
+      // The service's own start script caps V8's young generation the same way.
+      ...(env.BENCH_SERVICE_NODE_FLAGS ?? "--max-semi-space-size=16").split(" ").filter(Boolean),
+    ],
+  );
+  if (!skip.has("baseline")) {
+    baseline = await forkServer("baseline-server.ts", {
+      PATH: env.PATH,
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: String(poolSize),
+      BENCH_CAPTURE_FILE: captureFile,
+    });
+  }
+  const idleRss = memoryOf(service.pid);
+  log(
+    `service pid ${service.pid} on :${service.port} (RSS ${idleRss?.rssMb.toFixed(0)} MB idle)${baseline ? `, baseline pid ${baseline.pid} on :${baseline.port}` : ""}`,
+  );
+  const cookie = `${SESSION_COOKIE}=${seeded.benchUser.sessionToken}`;
+  const headersFor = (endpoint: Endpoint): Record<string, string> => (endpoint.signedIn ? { cookie } : {});
+
+  // Each endpoint answers 2xx on both servers before any load.
+  for (const endpoint of list) {
+    for (const [name, target] of [
+      ["service", service],
+      ["baseline", baseline],
+    ] as const) {
+      if (!target) continue;
+      const response = await fetch(`http://127.0.0.1:${target.port}${endpoint.path}`, {
+        method: endpoint.method,
+        headers: {
+          ...headersFor(endpoint),
+          ...(endpoint.body ? { "content-type": "application/json" } : {}),
+        },
+        ...(endpoint.body ? { body: JSON.stringify(endpoint.body(0)) } : {}),
+      });
+      const text = await response.text();
+      if (response.status >= 300)
+        throw new Error(`${name} ${endpoint.method} ${endpoint.path}: ${response.status} ${text}`);
+      if (name === "service") log(`  ${endpoint.id}: ${response.status}, ${text.length} bytes`);
+    }
+  }
+
+  // 5. Load: per endpoint, the service then the baseline, at each connection level.
+  const rows: Row[] = [];
+  let peakRssUnderLoad = 0;
+  const reads = list.filter((endpoint) => endpoint.method === "GET");
+  const writes = list.filter((endpoint) => endpoint.method !== "GET");
+  const drive = async (endpoint: Endpoint) => {
+    const label = `${endpoint.method} ${endpoint.path
+      .replace(seeded.bigModpackId, "{id}")
+      .replace(seeded.exportModpackId, "{id}")}${endpoint.signedIn ? " (cookie)" : ""}`;
+    const targets = (
+      [
+        ["service", service],
+        ["baseline", baseline],
+      ] as const
+    ).flatMap(([name, target]) => (target ? [{ name, target }] : []));
+    const optionsFor = (target: Child) => ({
+      url: `http://127.0.0.1:${target.port}${endpoint.path}`,
+      method: endpoint.method,
+      headers: headersFor(endpoint),
+      body: endpoint.body,
+    });
+    if (warmup > 0) {
+      for (const { target } of targets)
+        await runLoad({ ...optionsFor(target), connections: 16, durationSeconds: warmup });
+    }
+    for (const connections of connectionLevels) {
+      // The machine is shared: service and baseline alternate in half-length slices, so a change
+      // in background load hits both alike instead of whichever happened to run second.
+      const slices: Record<string, LoadResult[]> = { service: [], baseline: [] };
+      const statements: Record<string, number> = { service: 0, baseline: 0 };
+      const cpuMs: Record<string, number> = { service: 0, baseline: 0 };
+      const systemMs: Record<string, number> = { service: 0, baseline: 0 };
+      let peakRssMb: number | undefined;
+      for (let round = 0; round < SLICES; round++) {
+        for (const { name, target } of targets) {
+          const sampler = name === "service" ? sampleRss(target.pid) : undefined;
+          await target.queries();
+          const cpuBefore = cpuMsOf(target.pid);
+          const loaded = await runLoad({ ...optionsFor(target), connections, durationSeconds: duration / SLICES });
+          const cpuAfter = cpuMsOf(target.pid);
+          cpuMs[name] = (cpuMs[name] ?? 0) + cpuAfter.total - cpuBefore.total;
+          systemMs[name] = (systemMs[name] ?? 0) + cpuAfter.system - cpuBefore.system;
+          const counted = await target.queries();
+          if (sampler) peakRssMb = Math.max(peakRssMb ?? 0, sampler.stop());
+          slices[name]?.push(loaded);
+          statements[name] = (statements[name] ?? 0) + counted.count;
+          if (counted.bySql) {
+            writeFileSync(
+              path.join(resultsDir, `${stamp}-${name}-${endpoint.id}-${connections}-${round}-sql.json`),
+              JSON.stringify(counted.bySql, null, 2),
+            );
+          }
+        }
+      }
+      const measured: Record<string, Measured> = {};
+      for (const { name } of targets) {
+        const merged = mergeLoads(slices[name] ?? []);
+        measured[name] = {
+          ...merged,
+          statementsPerRequest: (statements[name] ?? 0) / Math.max(1, merged.responses),
+          cpuMsPerRequest: (cpuMs[name] ?? 0) / Math.max(1, merged.responses),
+          systemCpuMsPerRequest: (systemMs[name] ?? 0) / Math.max(1, merged.responses),
+          ...(name === "service" && peakRssMb !== undefined ? { peakRssMb } : {}),
+        };
+        const result = measured[name];
+        log(
+          `  ${name.padEnd(8)} ${endpoint.id.padEnd(14)} c=${String(connections).padStart(2)}  ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  errors ${result.errors}  ${result.statementsPerRequest.toFixed(2)} stmt/req  ${result.cpuMsPerRequest.toFixed(3)} cpu-ms/req (${result.systemCpuMsPerRequest.toFixed(3)} sys)${result.peakRssMb === undefined ? "" : `  RSS ${result.peakRssMb.toFixed(0)} MB`}  (load ${sampleLoad().toFixed(2)})`,
+        );
+      }
+      if (heapDiagnostics && service) {
+        const { before, after, spaces } = await service.memory();
+        const mb = (value: number | undefined) => `${((value ?? 0) / 1048576).toFixed(0)}`;
+        log(
+          `    heap used/total ${mb(before.heapUsed)}/${mb(before.heapTotal)} MB, external ${mb(before.external)} MB, rss ${mb(before.rss)} MB; after GC: used ${mb(after?.heapUsed)}, total ${mb(after?.heapTotal)}, rss ${mb(after?.rss)} MB; spaces after GC (MB) ${JSON.stringify(spaces)}`,
+        );
+      }
+      if (peakRssMb !== undefined && connections >= 64) peakRssUnderLoad = Math.max(peakRssUnderLoad, peakRssMb);
+      const own = measured.service;
+      if (!own) continue;
+      const base = measured.baseline;
+      rows.push({
+        endpoint: endpoint.id,
+        label,
+        connections,
+        service: own,
+        baseline: base,
+        ratio: base ? own.rps / base.rps : undefined,
+        loadAverage: loadSamples.at(-1) ?? 0,
+      });
+    }
+  };
+  const profiled = [...(profile ? [service] : []), ...(profileBaseline && baseline ? [baseline] : [])];
+  for (const child of profiled) await child.ask({ type: "profile-start" }, "profile");
+  log("load:");
+  for (const endpoint of reads) await drive(endpoint);
+
+  // 6. Signed-in versus anonymous: the same public list, alternating, twice each.
+  let comparison:
+    | { anonymous: LoadResult[]; signedIn: LoadResult[]; rpsCostPct: number; p50CostPct: number }
+    | undefined;
+  if (!skip.has("compare")) {
+    const url = `http://127.0.0.1:${service.port}/modpacks/public?limit=20`;
+    const anonymous: LoadResult[] = [];
+    const signedIn: LoadResult[] = [];
+    for (let round = 0; round < 3; round++) {
+      anonymous.push(await runLoad({ url, method: "GET", connections: 16, durationSeconds: duration / 2 }));
+      signedIn.push(
+        await runLoad({ url, method: "GET", headers: { cookie }, connections: 16, durationSeconds: duration / 2 }),
+      );
+      sampleLoad();
+    }
+    // Medians of alternating runs: the machine is shared, so a single pair is mostly noise.
+    const mean = (results: LoadResult[], key: "rps" | "p50") =>
+      [...results.map((result) => result[key])].sort((a, b) => a - b)[Math.floor(results.length / 2)] ?? Number.NaN;
+    const strip = ({ latencies: _latencies, ...result }: LoadResult): LoadResult => result;
+    comparison = {
+      anonymous: anonymous.map(strip),
+      signedIn: signedIn.map(strip),
+      // Positive: signed-in costs more (fewer req/s, higher p50).
+      rpsCostPct: (100 * (mean(anonymous, "rps") - mean(signedIn, "rps"))) / mean(anonymous, "rps"),
+      p50CostPct: (100 * (mean(signedIn, "p50") - mean(anonymous, "p50"))) / mean(anonymous, "p50"),
+    };
+    log(
+      `signed-in vs anonymous (GET /modpacks/public?limit=20, 16 connections): ${mean(anonymous, "rps").toFixed(0)} vs ${mean(signedIn, "rps").toFixed(0)} req/s (${comparison.rpsCostPct.toFixed(1)} % fewer), p50 ${mean(anonymous, "p50").toFixed(2)} vs ${mean(signedIn, "p50").toFixed(2)} ms (${comparison.p50CostPct.toFixed(1)} % higher)`,
+    );
+  }
+  for (const endpoint of writes) await drive(endpoint);
+  const profileSummaries: string[] = [];
+  for (const child of profiled) {
+    const file = path.join(resultsDir, `${stamp}-${child === service ? "service" : "baseline"}.cpuprofile`);
+    await child.ask({ type: "profile-stop", file }, "profile");
+    profileSummaries.push(summarizeProfile(file, 30));
+    log(profileSummaries.at(-1) ?? "");
+  }
+
+  // 7. Import and server-file latency, on the same service.
+  const base = `http://127.0.0.1:${service.port}`;
+  const importResult = skip.has("import") ? undefined : await measureImport(base, cookie, steam);
+  if (importResult) {
+    log(
+      `import of 1,200 items: ${importResult.seconds.toFixed(2)} s, ${importResult.detailCalls} detail + ${importResult.collectionCalls} collection call(s), ${importResult.modsImported} imported, ${importResult.modsFailed} failed (${importResult.status})`,
+    );
+  }
+  const serverFile = skip.has("serverfile")
+    ? undefined
+    : await measureServerFile(base, cookie, seeded.exportModpackId, 50);
+  if (serverFile) {
+    log(
+      `server file (100 mods) request → downloadable, ${serverFile.count} sequential: median ${serverFile.medianMs.toFixed(0)} ms, p95 ${serverFile.p95Ms.toFixed(0)} ms (min ${serverFile.minMs.toFixed(0)}, max ${serverFile.maxMs.toFixed(0)})`,
+    );
+  }
+  const finalMemory = memoryOf(service.pid);
+  if (heapDiagnostics) log(`service memory map by RSS (MB): ${JSON.stringify(smapsSummary(service.pid))}`);
+  await service.stop();
+  await baseline?.stop();
+  service = undefined;
+  baseline = undefined;
+
+  // 8. Cold and warm start of the entry point on the embedded database.
+  let starts: { cold: { startupMs: number; wallMs: number }; warm: { startupMs: number; wallMs: number } } | undefined;
+  if (!skip.has("starts")) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "mcs-bench-start-"));
+    try {
+      const cold = await timeEntryPointStart(dataDir);
+      const warm = await timeEntryPointStart(dataDir);
+      starts = { cold, warm };
+      log(
+        `embedded start (main.ts, fresh DATA_DIR then again): cold ${cold.startupMs} ms, warm ${warm.startupMs} ms (logged startupMs; wall ${cold.wallMs} / ${warm.wallMs} ms)`,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  // 9. The table, the targets, the JSON.
+  const fmt = (value: number | undefined, digits = 0) => (value === undefined ? "-" : value.toFixed(digits));
+  const table = [
+    [
+      "endpoint",
+      "conn",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "errors",
+      "stmt/req",
+      "cpu ms/req",
+      "base req/s",
+      "base p99",
+      "base cpu",
+      "ratio",
+    ],
+    ...rows.map((row) => [
+      row.label,
+      String(row.connections),
+      fmt(row.service.rps),
+      fmt(row.service.p50, 2),
+      fmt(row.service.p99, 2),
+      String(row.service.errors),
+      fmt(row.service.statementsPerRequest, 2),
+      fmt(row.service.cpuMsPerRequest, 3),
+      fmt(row.baseline?.rps),
+      fmt(row.baseline?.p99, 2),
+      fmt(row.baseline?.cpuMsPerRequest, 3),
+      row.ratio === undefined ? "-" : `${(100 * row.ratio).toFixed(0)} %`,
+    ]),
+  ];
+  const widths = table[0]?.map((_, column) => Math.max(...table.map((line) => (line[column] ?? "").length))) ?? [];
+  const render = (line: string[]) =>
+    line
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join("  ");
+  log("");
+  log(render(table[0] ?? []));
+  for (const line of table.slice(1)) log(render(line));
+
+  const targets: { target: string; pass: boolean; detail: string }[] = [];
+  for (const row of rows) {
+    const endpoint = list.find((item) => item.id === row.endpoint);
+    if (endpoint?.read && row.ratio !== undefined) {
+      targets.push({
+        target: `reads ≥ 80 % of baseline: ${row.endpoint} c=${row.connections}`,
+        pass: row.ratio >= 0.8,
+        detail: `${(100 * row.ratio).toFixed(0)} %`,
+      });
+    }
+  }
+  for (const row of rows) {
+    const endpoint = list.find((item) => item.id === row.endpoint);
+    if (endpoint?.list && row.connections === 16) {
+      targets.push({
+        target: `p99 ≤ 25 ms at 16 connections: ${row.endpoint}`,
+        pass: row.service.p99 <= 25,
+        detail: `${row.service.p99.toFixed(1)} ms`,
+      });
+    }
+  }
+  if (comparison) {
+    targets.push({
+      target: "signed-in ≤ 10 % more costly than anonymous",
+      pass: comparison.rpsCostPct <= 10 && comparison.p50CostPct <= 10,
+      detail: `${comparison.rpsCostPct.toFixed(1)} % fewer req/s, ${comparison.p50CostPct.toFixed(1)} % higher p50`,
+    });
+  }
+  if (importResult) {
+    targets.push({
+      target: "1,200-item import ≤ 3 s",
+      pass: importResult.status === "completed" && importResult.seconds <= 3,
+      detail: `${importResult.seconds.toFixed(2)} s`,
+    });
+  }
+  if (serverFile) {
+    targets.push({
+      target: "server file downloadable ≤ 300 ms median",
+      pass: serverFile.medianMs <= 300,
+      detail: `${serverFile.medianMs.toFixed(0)} ms`,
+    });
+  }
+  if (peakRssUnderLoad > 0) {
+    targets.push({
+      target: "RSS ≤ 250 MB under 64-connection load",
+      pass: peakRssUnderLoad <= 250,
+      detail: `peak ${peakRssUnderLoad.toFixed(0)} MB sampled (child process, /proc VmRSS every 200 ms); VmHWM at end ${finalMemory?.peakMb.toFixed(0)} MB`,
+    });
+  }
+  log("");
+  for (const target of targets) log(`${target.pass ? "PASS" : "FAIL"}  ${target.target}  (${target.detail})`);
+  const loadSummary = {
+    min: Math.min(...loadSamples),
+    max: Math.max(...loadSamples),
+    mean: loadSamples.reduce((sum, value) => sum + value, 0) / Math.max(1, loadSamples.length),
+  };
+  const totalSeconds = (performance.now() - runStarted) / 1000;
+  log(
+    `\nload average (1 min) during the load runs: min ${loadSummary.min.toFixed(2)}, mean ${loadSummary.mean.toFixed(2)}, max ${loadSummary.max.toFixed(2)} on ${os.cpus().length} CPUs; whole run ${totalSeconds.toFixed(0)} s`,
+  );
+
+  const resultFile = path.join(resultsDir, `${stamp}.json`);
+  writeFileSync(
+    resultFile,
+    JSON.stringify(
+      {
+        startedAt: new Date(Date.now() - totalSeconds * 1000).toISOString(),
+        totalSeconds,
+        machine: {
+          cpus: os.cpus().length,
+          model: os.cpus()[0]?.model,
+          node: process.version,
+          loadAverage: loadSummary,
+        },
+        settings: { database: redact(adminUrl), poolSize, duration, warmup, connectionLevels, words: WORDS },
+        seed: { seconds: seedSeconds, counts: seeded.counts, timings: seeded.timings, matches: match },
+        statements: Object.fromEntries(
+          Object.entries(capture).map(([id, steps]) => [id, (steps as Steps).map((step) => step.map((s) => s.sql))]),
+        ),
+        explain: explain.map(({ endpoint, executionMs }) => ({ endpoint, executionMs })),
+        rows,
+        comparison,
+        import: importResult,
+        serverFile,
+        starts,
+        memory: { idleRssMb: idleRss?.rssMb, peakRssUnderLoadMb: peakRssUnderLoad, vmHwmMb: finalMemory?.peakMb },
+        profile: profileSummaries,
+        targets,
+      },
+      null,
+      2,
+    ),
+  );
+  log(`results: ${path.relative(process.cwd(), resultFile)}`);
+} catch (error) {
+  if (!(error instanceof SeedOnly)) throw error;
+  log("BENCH_SEED_ONLY=1: stopping after seeding, capture and EXPLAIN");
+} finally {
+  await service?.stop().catch(() => {});
+  await baseline?.stop().catch(() => {});
+  await steam.close().catch(() => {});
+  await dropDatabase().catch((error: unknown) => log(`could not drop ${databaseName}: ${String(error)}`));
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of every read statement of the capture, with its captured parameters. */
+async function explainCapture(
+  pool: pg.Pool,
+  capture: Capture,
+): Promise<{ endpoint: string; sql: string; plan: string; executionMs: number }[]> {
+  const out: { endpoint: string; sql: string; plan: string; executionMs: number }[] = [];
+  for (const [endpoint, steps] of Object.entries(capture)) {
+    for (const statement of steps.flat()) {
+      if (!/^\s*select/i.test(statement.sql)) continue;
+      // Twice: the first run warms the cache; the second is the one reported.
+      let plan = "";
+      for (let pass = 0; pass < 2; pass++) {
+        const result = await pool.query<{ "QUERY PLAN": string }>(
+          `explain (analyze, buffers) ${statement.sql}`,
+          statement.parameters,
+        );
+        plan = result.rows.map((row) => row["QUERY PLAN"]).join("\n");
+      }
+      const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? Number.NaN);
+      out.push({ endpoint, sql: statement.sql, plan, executionMs });
+    }
+  }
+  return out;
+}

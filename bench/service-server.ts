@@ -1,0 +1,43 @@
+/**
+ * The real service in a child process (so its RSS and CPU profile are its own): loadConfig from the
+ * environment, startRuntime (migrations, pg-boss with workers, services, HTTP app), listen on
+ * 127.0.0.1:0. Reports its port over IPC; on "stop" closes the runtime and exits (which also writes
+ * the CPU profile when started with --cpu-prof).
+ */
+
+import v8 from "node:v8";
+import { loadConfig } from "../apps/server/src/config.js";
+import { startRuntime } from "../apps/server/src/runtime.js";
+import { answerProfileMessage } from "./profiler.js";
+import { answerQueryCounts, installQueryCounter } from "./query-counter.js";
+
+installQueryCounter(process.env.BENCH_QUERY_DETAIL === "1");
+const config = loadConfig({ ...process.env, PORT: "0", HOST: "127.0.0.1" });
+const runtime = await startRuntime(config);
+if (!runtime.app) throw new Error("the service started without an HTTP app");
+await runtime.app.listen({ port: 0, host: "127.0.0.1" });
+const address = runtime.app.server.address();
+process.send?.({ type: "ready", port: typeof address === "object" && address ? address.port : 0 });
+process.on("message", (message: { type?: string; file?: string }) => {
+  if (answerQueryCounts(message)) return;
+  if (message?.type?.startsWith("profile-")) {
+    void answerProfileMessage(message);
+    return;
+  }
+  if (message?.type === "memory") {
+    // With --expose-gc, the heap after a full collection: what is live, not what V8 has yet to collect.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const before = process.memoryUsage();
+    gc?.();
+    const spaces = Object.fromEntries(
+      v8.getHeapSpaceStatistics().map((space) => [space.space_name, Math.round(space.space_size / 1048576)]),
+    );
+    process.send?.({ type: "memory", before, after: gc ? process.memoryUsage() : undefined, spaces });
+    return;
+  }
+  if (message?.type !== "stop") return;
+  runtime
+    .close()
+    .catch(() => {})
+    .finally(() => process.exit(0));
+});
