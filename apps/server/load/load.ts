@@ -8,20 +8,16 @@
  * no socket errors or timeouts, and every modpack the load created (201 to POST /modpacks) is in
  * the database exactly once. Prints a summary table; exits 1 on any failure.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { fakeItem, startFakeSteam } from "../test/fixtures/steam-api.js";
 import { createTestDatabase, type TestDatabase } from "../test/support/database.js";
+import { exitOf, type ServiceProcess, startServiceProcess } from "../test/support/process.js";
 import { startTestService } from "../test/support/service.js";
 import { signIn } from "../test/support/users.js";
 
-const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CONNECTIONS = 64;
 const USERS = 8;
 const MODPACKS_PER_USER = 2;
@@ -45,17 +41,6 @@ function readSeconds(): number {
   const seconds = Number(text);
   if (!Number.isInteger(seconds) || seconds < 5) fail(`LOAD_SECONDS must be an integer of at least 5, not ${text}`);
   return seconds;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** Users with API tokens, public modpacks with a few mods each, and a catalogue of mods, made through the service. */
@@ -108,42 +93,18 @@ async function seed(database: TestDatabase, workshopUrl: string): Promise<Seed> 
   }
 }
 
-async function startServer(databaseUrl: string, workshopUrl: string): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"], {
-    cwd: serverRoot,
-    env: {
-      PATH: process.env.PATH ?? "",
-      NODE_ENV: "test",
+/** The real server process, logging warnings only, so logging costs nothing under load. */
+async function startServer(databaseUrl: string, workshopUrl: string): Promise<ServiceProcess> {
+  try {
+    return await startServiceProcess({
       LOG_LEVEL: "warn",
-      PORT: String(port),
-      PUBLIC_URL: base,
       DATABASE_URL: databaseUrl,
       WORKSHOP_API_URL: workshopUrl,
       ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) fail(`the server exited with code ${child.exitCode} while starting`);
-    const ready = await fetch(`${base}/health/ready`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) return { child, base };
-    await sleep(100);
+    });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
   }
-  child.kill("SIGKILL");
-  return fail("the server did not answer /health/ready within 60 s");
-}
-
-function exitOf(child: ChildProcess): Promise<number | string | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code, signal) => resolve(code ?? signal));
-  });
 }
 
 interface RouteStats {
@@ -173,7 +134,7 @@ async function main(): Promise<void> {
     );
   }
   const database = await createTestDatabase();
-  let server: { child: ChildProcess; base: string } | undefined;
+  let server: ServiceProcess | undefined;
   const failures: string[] = [];
   try {
     process.stdout.write(`test:load: seeding ${database.url?.replace(/\/\/[^@]*@/, "//")}\n`);

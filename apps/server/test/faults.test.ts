@@ -2,24 +2,23 @@
  * Faults: Postgres connections killed under traffic, the Steam Web API failing in every way it
  * can during an import, and the server process killed with SIGKILL in the middle of an import.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
-import { type AddressInfo, createServer, type Socket } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { type FailureMode, type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { exitOf, startServiceProcess } from "./support/process.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
-const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const hasPostgres = Boolean(process.env.DATABASE_URL);
 const collectionUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 const UNAVAILABLE_BODY = {
@@ -412,63 +411,6 @@ describe("the Steam Web API failing during an import", () => {
 
 // ---------------------------------------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
-/** The real entry point (src/main.ts) in a child process, waited for until it listens. */
-async function startProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"], {
-    cwd: serverRoot,
-    env: {
-      PATH: process.env.PATH ?? "",
-      NODE_ENV: "test",
-      LOG_LEVEL: "info",
-      PORT: String(port),
-      PUBLIC_URL: base,
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (output.includes('"startupMs"')) return { child, base, output: () => output };
-    if (child.exitCode !== null) break;
-    await sleep(50);
-  }
-  child.kill("SIGKILL");
-  throw new Error(`the service did not start:\n${output}`);
-}
-
-function exitOf(child: ChildProcess): Promise<unknown> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
-    else child.once("exit", (code, signal) => resolve(code ?? signal));
-  });
-}
-
 function cookieValue(response: Response, name: string): string | undefined {
   for (const header of response.headers.getSetCookie()) {
     const [pair] = header.split(";");
@@ -531,7 +473,7 @@ describe("the server killed with SIGKILL mid-import", () => {
     for (const id of ids) steam.items.set(id, fakeItem(id));
     steam.collections.set("9500", ids);
 
-    const first = await startProcess(env);
+    const first = await startServiceProcess(env);
     children.push(first.child);
     const cookie = await signInOverHttp(first.base, "Killed Importer");
     const headers = { cookie, "content-type": "application/json" };
@@ -566,7 +508,7 @@ describe("the server killed with SIGKILL mid-import", () => {
     steam.release();
 
     const killedAt = Date.now();
-    const second = await startProcess(env);
+    const second = await startServiceProcess(env);
     children.push(second.child);
     let status: ImportStatusBody | undefined;
     const finishBy = Date.now() + 90_000;

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,49 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import { freePort } from "./support/net.js";
+import { exitOf, startServiceProcess } from "./support/process.js";
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  startupMs: number;
-  port: number;
-}
-
-/** Starts the real entry point (src/main.ts) in a child process and waits until it listens. */
-async function startProcess(env: Record<string, string>): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"], {
-    cwd: serverRoot,
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "test", LOG_LEVEL: "info", PORT: String(port), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const match = output.match(/"startupMs":(\d+)/);
-    if (match) return { child, output: () => output, startupMs: Number(match[1]), port };
-    if (child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`the service did not start:\n${output}`);
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
-}
 
 let database: TestDatabase;
 let dataRoot: string;
@@ -67,7 +27,7 @@ describe("the service process", () => {
     const env: Record<string, string> = database.url
       ? { DATABASE_URL: database.url }
       : { DATA_DIR: path.join(dataRoot, "shutdown") };
-    const started = await startProcess(env);
+    const started = await startServiceProcess(env);
     const health = await fetch(`http://127.0.0.1:${started.port}/health`);
     expect(await health.json()).toEqual({ message: "OK" });
     const stoppedAt = Date.now();
@@ -82,14 +42,14 @@ describe("the service process", () => {
   it("creates DATA_DIR on the first start without DATABASE_URL and reuses it on the second", async () => {
     const dataDir = path.join(dataRoot, "embedded");
     expect(existsSync(dataDir)).toBe(false);
-    const cold = await startProcess({ DATA_DIR: dataDir });
+    const cold = await startServiceProcess({ DATA_DIR: dataDir });
     const created = await fetch(`http://127.0.0.1:${cold.port}/health/ready`);
     expect(created.status).toBe(200);
     cold.child.kill("SIGTERM");
     expect(await exitOf(cold.child)).toBe(0);
     expect(existsSync(path.join(dataDir, "PG_VERSION"))).toBe(true);
 
-    const warm = await startProcess({ DATA_DIR: dataDir });
+    const warm = await startServiceProcess({ DATA_DIR: dataDir });
     expect(warm.output()).not.toContain("Applied");
     const ready = await fetch(`http://127.0.0.1:${warm.port}/health/ready`);
     expect(ready.status).toBe(200);

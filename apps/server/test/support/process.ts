@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "./net.js";
+
+const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  port: number;
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  /** Everything the process has written so far (its JSON log lines, and any start-up error). */
+  output: () => string;
+  /** Start-up time as the service logs it (at LOG_LEVEL info), from process start to listening. */
+  startupMs: number | null;
+}
+
+/**
+ * The real entry point (src/main.ts) in a child process on a free port, once it is ready: its
+ * start-up log line, or (when LOG_LEVEL hides it) `GET /health/ready` answering 200.
+ */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"], {
+    cwd: serverRoot,
+    env: {
+      PATH: process.env.PATH ?? "",
+      NODE_ENV: "test",
+      LOG_LEVEL: "info",
+      PORT: String(port),
+      PUBLIC_URL: base,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const logsStartup = ["info", "debug", "trace"].includes(env.LOG_LEVEL ?? "info");
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const match = output.match(/"startupMs":(\d+)/);
+    if (match) return { child, port, base, output: () => output, startupMs: Number(match[1]) };
+    if (child.exitCode !== null) break;
+    const ready =
+      !logsStartup &&
+      (await fetch(`${base}/health/ready`).then(
+        (response) => response.ok,
+        () => false,
+      ));
+    if (ready) return { child, port, base, output: () => output, startupMs: null };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`the service did not start:\n${output}`);
+}
+
+/** The exit code (or the signal) of a child process, once it has exited. */
+export function exitOf(child: ChildProcess): Promise<number | string | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
+    else child.once("exit", (code, signal) => resolve(code ?? signal));
+  });
+}
