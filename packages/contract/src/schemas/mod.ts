@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { timestamp, uuid } from "./common.js";
-import { limitParam, paged, pageParam, searchParam, sortOrderParam, tagsParam } from "./pagination.js";
+import { limitParam, paged, pageParam, searchParam, sortByParam, sortOrderParam, tagsParam } from "./pagination.js";
 
 export const modSchema = z
   .object({
@@ -74,27 +74,18 @@ const modAttribute = z
   .max(500)
   .meta({ description: "A workshop URL, a workshop id (digits), or an in-game mod id already in the catalogue" });
 
-/** `modAtribute` is the interface's spelling; `modAttribute` is accepted too. */
-export const modReferenceInput = z
-  .object({
-    modAtribute: modAttribute.optional(),
-    modAttribute: modAttribute.optional(),
-  })
-  .refine((input) => input.modAtribute !== undefined || input.modAttribute !== undefined, {
+/** `modAtribute` is the interface's spelling; `modAttribute` is accepted too. One of them is required. */
+const modReferenceShape = { modAtribute: modAttribute.optional(), modAttribute: modAttribute.optional() };
+const withModReference = <T extends z.ZodType<{ modAtribute?: string | undefined; modAttribute?: string | undefined }>>(
+  schema: T,
+) =>
+  schema.refine((input) => input.modAtribute !== undefined || input.modAttribute !== undefined, {
     message: "Required: a workshop URL, workshop id, or in-game mod id",
     path: ["modAtribute"],
   });
 
-export const addModpackModInput = z
-  .object({
-    id: uuid,
-    modAtribute: modAttribute.optional(),
-    modAttribute: modAttribute.optional(),
-  })
-  .refine((input) => input.modAtribute !== undefined || input.modAttribute !== undefined, {
-    message: "Required: a workshop URL, workshop id, or in-game mod id",
-    path: ["modAtribute"],
-  });
+export const modReferenceInput = withModReference(z.object(modReferenceShape));
+export const addModpackModInput = withModReference(z.object({ id: uuid, ...modReferenceShape }));
 
 export const modListInput = z.object({
   page: pageParam,
@@ -106,7 +97,7 @@ export const modListInput = z.object({
   modpackId: uuid
     .optional()
     .meta({ description: "Only mods active in this modpack: a public one, or one you own or are a member of" }),
-  sortBy: z.enum(["createdAt", "updatedAt", "name"]).default("name").meta({ description: "Sort field (default name)" }),
+  sortBy: sortByParam("name"),
   sortOrder: sortOrderParam("asc"),
 });
 
@@ -118,10 +109,7 @@ export const modpackModListInput = z.object({
     description: "Case-insensitive match on name, description or workshop id, or an exact in-game id",
   }),
   tags: tagsParam,
-  sortBy: z
-    .enum(["createdAt", "updatedAt", "name"])
-    .default("createdAt")
-    .meta({ description: "Sort field (default createdAt: the order mods were added)" }),
+  sortBy: sortByParam("createdAt", "the order mods were added"),
   sortOrder: sortOrderParam("asc"),
 });
 

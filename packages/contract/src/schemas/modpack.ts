@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { timestamp, uuid } from "./common.js";
 import { memberSchema } from "./member.js";
-import { limitParam, paged, pageParam, queryBoolean, searchParam, sortOrderParam } from "./pagination.js";
+import { limitParam, paged, pageParam, queryBoolean, searchParam, sortByParam, sortOrderParam } from "./pagination.js";
 import { workshopUrlSchema } from "./workshop.js";
 
 const name = z
@@ -59,10 +59,7 @@ const listQuery = {
   page: pageParam,
   limit: limitParam(10),
   search: searchParam,
-  sortBy: z
-    .enum(["createdAt", "updatedAt", "name"])
-    .default("createdAt")
-    .meta({ description: "Sort field (default createdAt)" }),
+  sortBy: sortByParam("createdAt"),
   sortOrder: sortOrderParam("desc"),
 };
 

@@ -24,6 +24,12 @@ export const searchParam = z
   .max(100)
   .optional()
   .meta({ description: "Case-insensitive match on name or description" });
+/** The sort field of a list: `createdAt`, `updatedAt` or `name`. */
+export const sortByParam = (fallback: "createdAt" | "updatedAt" | "name", meaning?: string) =>
+  z
+    .enum(["createdAt", "updatedAt", "name"])
+    .default(fallback)
+    .meta({ description: `Sort field (default ${fallback}${meaning ? `: ${meaning}` : ""})` });
 export const sortOrderParam = (fallback: "asc" | "desc") =>
   z
     .enum(["asc", "desc"])
