@@ -2,12 +2,23 @@ FROM node:24-slim AS build
 WORKDIR /app
 RUN npm install -g pnpm@10.34.9
 COPY . .
-RUN pnpm install --frozen-lockfile && pnpm build && pnpm deploy --legacy --filter=@modpack/server --prod /out
+# The server's build bundles the contract and writes the embedded database template beside it.
+RUN pnpm install --frozen-lockfile \
+  && pnpm exec turbo run build --filter=@modpack/server \
+  && pnpm deploy --legacy --filter=@modpack/server --prod /out
 
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# Without DATABASE_URL the embedded database keeps its files here (mount a volume on it).
+ENV DATA_DIR=/data
 COPY --from=build /out .
+RUN mkdir -p /data && chown node:node /data
+# Not root: the image's own unprivileged user.
+USER node
 EXPOSE 3000
-# A smaller young generation keeps peak memory near 300 MB under load, at no measurable cost in throughput.
-CMD ["node", "--max-semi-space-size=16", "dist/main.js"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# --liftoff-only: the embedded database (PGlite, WebAssembly) starts in half the memory; no effect on
+# Postgres. A smaller young generation keeps peak memory near 300 MB under load.
+CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "dist/main.js"]

@@ -48,6 +48,7 @@ app.get<{ Querystring: { search?: string } }>("/modpacks/public", async (request
 });
 app.get("/modpacks/:id", async () => replay(capture.modpackGet));
 app.get("/modpacks/:id/mods", async () => ({ data: await replay(capture.modpackMods) }));
+app.get("/modpacks/:id/check", async () => ({ data: await replay(capture.modpackCheck) }));
 app.get("/mods", async () => ({ data: await replay(capture.modsSearch) }));
 app.post<{ Body: Record<string, unknown> }>("/modpacks", async (request, reply) => {
   const rows = (await replay(capture.modpackCreate, request.body)) as unknown[];

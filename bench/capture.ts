@@ -16,6 +16,7 @@ import {
 import type { CompiledQuery } from "kysely";
 import type { Db } from "../apps/server/src/db/database.js";
 import type { Jobs } from "../apps/server/src/jobs/boss.js";
+import { checksService } from "../apps/server/src/services/modpack-check.js";
 import { modpackModsService } from "../apps/server/src/services/modpack-mods.js";
 import { modpacksService } from "../apps/server/src/services/modpacks.js";
 import { modsService } from "../apps/server/src/services/mods.js";
@@ -89,7 +90,7 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
     expiresAt: new Date(Date.now() + 300_000),
   };
   const modpacks = modpacksService(db);
-  const mods = modsService({ db, workshop: {} as WorkshopClient, jobs: {} as Jobs });
+  const mods = modsService({ db, workshop: {} as WorkshopClient, jobs: {} as Jobs, maxRunningRefreshesPerUser: 0 });
   const modpackMods = modpackModsService({ db, workshop: {} as WorkshopClient });
 
   const run: Record<EndpointId, () => Promise<unknown>> = {
@@ -101,6 +102,8 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
         await modpacks.authorize(caller, seeded.bigModpackId, "read"),
         modpackModListInput.parse({ id: seeded.bigModpackId, limit: "50", tags: words.tag }),
       ),
+    modpackCheck: async () =>
+      checksService(db).check(await modpacks.authorize(caller, seeded.bigModpackId, "read"), "42x"),
     modsSearch: () => mods.list(null, modListInput.parse({ search: words.modSearch })),
     modpackCreate: async () => {
       const input = createModpackInput.parse({ name: "placeholder", description: "placeholder", isPublic: true });

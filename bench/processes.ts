@@ -1,5 +1,5 @@
-/** Child processes: the service and the baseline (forked, IPC), the entry point (spawned), and /proc sampling. */
-import { type ChildProcess, fork, spawn } from "node:child_process";
+/** Child processes: the service and the baseline (forked, IPC), and /proc sampling. */
+import { type ChildProcess, fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,62 +139,6 @@ export function sampleRss(pid: number, intervalMs = 200): { stop(): number } {
       return max;
     },
   };
-}
-
-/**
- * Starts the service's entry point (`main.ts`) on the embedded database in `dataDir`, waits for the
- * line that logs `startupMs`, then stops it with SIGTERM. Answers the logged figure and the wall time.
- */
-export async function timeEntryPointStart(dataDir: string): Promise<{ startupMs: number; wallMs: number }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" };
-  delete env.DATABASE_URL;
-  delete env.NODE_OPTIONS;
-  const started = performance.now();
-  const child = spawn(process.execPath, [...tsxArgs, path.join(repoRoot, "apps/server/src/main.ts")], {
-    cwd: benchDir,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  try {
-    return await new Promise<{ startupMs: number; wallMs: number }>((resolve, reject) => {
-      let buffer = "";
-      const timer = setTimeout(() => reject(new Error("main.ts did not log startupMs within 120 s")), 120_000);
-      child.stdout.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString();
-        let newline = buffer.indexOf("\n");
-        while (newline >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf("\n");
-          try {
-            const entry = JSON.parse(line) as { startupMs?: number };
-            if (typeof entry.startupMs === "number") {
-              clearTimeout(timer);
-              resolve({ startupMs: entry.startupMs, wallMs: Math.round(performance.now() - started) });
-            }
-          } catch {
-            // not a JSON log line
-          }
-        }
-      });
-      exited.then((code) => {
-        clearTimeout(timer);
-        reject(new Error(`main.ts exited with ${code} before logging startupMs: ${stderr.slice(-2000)}`));
-      });
-    });
-  } finally {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-      await exited;
-      clearTimeout(timer);
-    }
-  }
 }
 
 /** RSS by kind of mapping (heap, anonymous, files), from /proc/<pid>/smaps, in MB: where the memory is. */

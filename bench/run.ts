@@ -11,9 +11,12 @@
  * BENCH_SERVICE_NODE_FLAGS (extra node flags for the service child, e.g. V8 heap experiments),
  * BENCH_HEAP=1 (service runs with --expose-gc; heap before/after a full GC logged after each run),
  * BENCH_SEED_ONLY=1 (stop after seeding, SQL capture and EXPLAIN; with BENCH_KEEP_DB=1 for experiments),
- * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline), BENCH_KEEP_DB=1 (keep the database).
+ * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline), BENCH_KEEP_DB=1 (keep the database),
+ * BENCH_START_RUNS (starts of each kind for the start-up figures, default 5).
+ * `pnpm bench --startup` measures only the start-up figures (bench/startup.ts): wall time to /health,
+ * process CPU, peak and idle RSS, on a new and an existing embedded database and on Postgres.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -25,22 +28,27 @@ import { type Capture, captureSql, describeCapture, type Steps } from "./capture
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
 import { measureImport, measureServerFile } from "./extras.js";
 import { type LoadResult, mergeLoads, runLoad } from "./load.js";
-import {
-  benchDir,
-  type Child,
-  cpuMsOf,
-  forkServer,
-  memoryOf,
-  sampleRss,
-  smapsSummary,
-  timeEntryPointStart,
-} from "./processes.js";
+import { benchDir, type Child, cpuMsOf, forkServer, memoryOf, sampleRss, smapsSummary } from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
 import { seed } from "./seed.js";
+import { runStartupBench, type StartSeries, startTargets } from "./startup.js";
 
 class SeedOnly extends Error {}
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+const startRuns = Number(process.env.BENCH_START_RUNS ?? 5);
+
+if (process.argv.includes("--startup")) {
+  const lines: string[] = [];
+  const all = await runStartupBench(process.env.DATABASE_URL || DEFAULT_URL, startRuns, (line) => {
+    lines.push(line);
+    process.stdout.write(`${line}\n`);
+  });
+  for (const target of startTargets(all)) {
+    process.stdout.write(`${target.pass ? "PASS" : "FAIL"}  ${target.target}  (${target.detail})\n`);
+  }
+  process.exit(0);
+}
 const runStarted = performance.now();
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 const resultsDir = path.join(benchDir, "results");
@@ -397,21 +405,9 @@ try {
   service = undefined;
   baseline = undefined;
 
-  // 8. Cold and warm start of the entry point on the embedded database.
-  let starts: { cold: { startupMs: number; wallMs: number }; warm: { startupMs: number; wallMs: number } } | undefined;
-  if (!skip.has("starts")) {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "mcs-bench-start-"));
-    try {
-      const cold = await timeEntryPointStart(dataDir);
-      const warm = await timeEntryPointStart(dataDir);
-      starts = { cold, warm };
-      log(
-        `embedded start (main.ts, fresh DATA_DIR then again): cold ${cold.startupMs} ms, warm ${warm.startupMs} ms (logged startupMs; wall ${cold.wallMs} / ${warm.wallMs} ms)`,
-      );
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }
+  // 8. Start-up: the built server on a new and an existing embedded database, and on Postgres.
+  let starts: StartSeries[] | undefined;
+  if (!skip.has("starts")) starts = await runStartupBench(adminUrl, startRuns, log);
 
   // 9. The table, the targets, the JSON.
   const fmt = (value: number | undefined, digits = 0) => (value === undefined ? "-" : value.toFixed(digits));
@@ -475,6 +471,15 @@ try {
       });
     }
   }
+  for (const row of rows) {
+    if (row.endpoint === "modpackCheck" && row.connections === 1) {
+      targets.push({
+        target: "check of a 1,000-mod modpack ≤ 100 ms median",
+        pass: row.service.p50 <= 100,
+        detail: `${row.service.p50.toFixed(1)} ms`,
+      });
+    }
+  }
   if (comparison) {
     targets.push({
       target: "signed-in ≤ 10 % more costly than anonymous",
@@ -504,6 +509,7 @@ try {
     });
   }
   log("");
+  if (starts) targets.push(...startTargets(starts));
   for (const target of targets) log(`${target.pass ? "PASS" : "FAIL"}  ${target.target}  (${target.detail})`);
   const loadSummary = {
     min: Math.min(...loadSamples),

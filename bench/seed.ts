@@ -61,6 +61,12 @@ async function withConcurrency<T, R>(items: T[], limit: number, work: (item: T) 
   return results;
 }
 
+/** Every tenth catalogue mod requires the one before it, so the modpack check has requirements to follow. */
+function requirementsOf(workshopId: string): string[] {
+  const number = Number(workshopId);
+  return number % 10 === 3 ? [String(number - 1)] : [];
+}
+
 export async function seed(db: Db): Promise<Seeded> {
   const random = rng(20_261_121);
   const timings: Record<string, number> = {};
@@ -113,7 +119,7 @@ export async function seed(db: Db): Promise<Seeded> {
           timeUpdated: item.timeUpdated,
           platformModIds: item.platformModIds,
           mapFolders: item.mapFolders,
-          requiredWorkshopIds: [],
+          requiredWorkshopIds: requirementsOf(item.workshopId),
         })),
       );
       // upsert answers rows in no fixed order; keep catalogue order by workshop id.

@@ -11,7 +11,7 @@ import { startRuntime } from "../apps/server/src/runtime.js";
 import { answerProfileMessage } from "./profiler.js";
 import { answerQueryCounts, installQueryCounter } from "./query-counter.js";
 
-installQueryCounter(process.env.BENCH_QUERY_DETAIL === "1");
+installQueryCounter(process.env.BENCH_QUERY_DETAIL === "1", process.env.BENCH_RECORD_SQL === "1");
 const config = loadConfig({ ...process.env, PORT: "0", HOST: "127.0.0.1" });
 const runtime = await startRuntime(config);
 if (!runtime.app) throw new Error("the service started without an HTTP app");

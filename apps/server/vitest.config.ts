@@ -5,8 +5,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@modpack/source"] } },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounded, but generous: on a loaded 2-core machine one test that starts its own service can take a while.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: "forks",
     maxWorkers: 2,
     reporters: ["default"],

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseEnv } from "node:util";
 import { z } from "zod";
 
 const csv = z
@@ -12,8 +15,32 @@ const csv = z
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
+const count = (fallback: number, max = 1_000_000_000) => z.coerce.number().int().min(0).max(max).default(fallback);
+
+/** Rate limits, bounds and retention; a rate limit of 0 is off. */
+const limitsEnvironment = {
+  RATE_LIMIT_PER_MINUTE: count(3000),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: count(60),
+  RATE_LIMIT_WORKSHOP_PER_MINUTE: count(120),
+  RATE_LIMIT_MEMBER_ADD_PER_MINUTE: count(120),
+  IMPORT_MAX_ITEMS: count(5000).pipe(z.number().min(1)),
+  IMPORT_MAX_DEPTH: count(3, 100).pipe(z.number().min(1)),
+  IMPORT_READ_AHEAD: count(8, 32).pipe(z.number().min(1)),
+  STREAMS_PER_USER: count(5, 1000).pipe(z.number().min(1)),
+  STREAMS_MAX: count(10_000).pipe(z.number().min(1)),
+  STREAM_BUFFER_BYTES: count(65_536).pipe(z.number().min(1024)),
+  API_TOKENS_PER_USER: count(50, 100_000).pipe(z.number().min(1)),
+  PURGE_EXPORTS_AFTER_DAYS: count(30, 36_500),
+  PURGE_READ_NOTIFICATIONS_AFTER_DAYS: count(90, 36_500),
+};
+
 const environmentSchema = z.object({
-  NODE_ENV: z.string().default("development"),
+  // `Production`, ` production ` and `PRODUCTION` are production too.
+  NODE_ENV: z
+    .string()
+    .transform((value) => value.trim().toLowerCase())
+    .pipe(z.string().min(1, "must not be blank"))
+    .default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   PUBLIC_URL: optionalUrl,
@@ -23,6 +50,8 @@ const environmentSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ORIGIN_ALLOWED: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   OAUTH_PROVIDER: z.enum(["discord", "github", "google", "custom"]).optional(),
@@ -37,6 +66,10 @@ const environmentSchema = z.object({
   STEAM_API_KEY: z.string().min(1).optional(),
   WORKSHOP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   WORKSHOP_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  MAX_PENDING_EXPORTS_PER_USER: z.coerce.number().int().min(0).max(100_000).default(20),
+  MAX_PENDING_IMPORTS_PER_USER: z.coerce.number().int().min(0).max(10_000).default(3),
+  MAX_RUNNING_REFRESHES_PER_USER: z.coerce.number().int().min(0).max(10_000).default(2),
+  ...limitsEnvironment,
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -50,6 +83,10 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   databasePoolSize: number;
+  /** Postgres statement timeout of the service's connections, ms (0: none); beyond it the request answers 503. */
+  databaseStatementTimeoutMs: number;
+  /** Longest wait for a pooled Postgres connection, ms; beyond it the request answers 503. */
+  databasePoolTimeoutMs: number;
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   originsAllowed: string[];
   oauth: {
@@ -68,6 +105,42 @@ export interface Config {
   workshopTimeoutMs: number;
   /** Retries of a failed Steam Web API call after the first attempt. */
   workshopMaxRetries: number;
+  /**
+   * What one user may have queued or running at once (0: no bound): server files and imports
+   * pending or running, and mod refreshes in flight on this instance. Past a bound: 429.
+   */
+  perUserLimits: PerUserLimits;
+  limits: LimitsConfig;
+}
+
+export interface PerUserLimits {
+  exports: number;
+  imports: number;
+  refreshes: number;
+}
+
+export interface LimitsConfig {
+  /** Requests per minute per signed-in user, or per IP when anonymous; 0 is off. */
+  requestsPerMinute: number;
+  /** Sign-in requests per minute per IP; 0 falls back to the general limit. */
+  signInPerMinute: number;
+  /** Requests per minute per caller to operations that call the Steam Web API; 0 falls back to the general limit. */
+  workshopPerMinute: number;
+  /** Member additions per minute per caller; 0 falls back to the general limit. */
+  memberAddPerMinute: number;
+  importMaxItems: number;
+  importMaxDepth: number;
+  /** Detail batches of 100 items an import reads at once, ahead of storing them (1: one at a time). */
+  importReadAhead: number;
+  streamsPerUser: number;
+  streamsMax: number;
+  /** A live stream whose unsent output passes this many bytes is dropped. */
+  streamBufferBytes: number;
+  apiTokensPerUser: number;
+  /** Days after which finished exports are deleted; 0 keeps them. */
+  purgeExportsAfterDays: number;
+  /** Days after which read notifications are deleted; 0 keeps them. */
+  purgeReadNotificationsAfterDays: number;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +180,12 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       "Invalid configuration: OAUTH_PROVIDER is required when NODE_ENV=production (the development identity provider is disabled in production)",
     );
   }
+  // Production's cookies are Secure: over http a browser would never send them back.
+  if (isProduction && new URL(publicUrl).protocol !== "https:") {
+    throw new ConfigError(
+      `Invalid configuration: PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an https:// URL when NODE_ENV=production (its cookies are Secure)`,
+    );
+  }
   return {
     env: e.NODE_ENV,
     isProduction,
@@ -116,6 +195,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    databasePoolTimeoutMs: e.DATABASE_POOL_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     originsAllowed: e.ORIGIN_ALLOWED.map((origin) => new URL(origin).origin),
     oauth: {
@@ -132,5 +213,52 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     steamApiKey: e.STEAM_API_KEY,
     workshopTimeoutMs: e.WORKSHOP_TIMEOUT_MS,
     workshopMaxRetries: e.WORKSHOP_MAX_RETRIES,
+    perUserLimits: {
+      exports: e.MAX_PENDING_EXPORTS_PER_USER,
+      imports: e.MAX_PENDING_IMPORTS_PER_USER,
+      refreshes: e.MAX_RUNNING_REFRESHES_PER_USER,
+    },
+    limits: {
+      requestsPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      workshopPerMinute: e.RATE_LIMIT_WORKSHOP_PER_MINUTE,
+      memberAddPerMinute: e.RATE_LIMIT_MEMBER_ADD_PER_MINUTE,
+      importMaxItems: e.IMPORT_MAX_ITEMS,
+      importMaxDepth: e.IMPORT_MAX_DEPTH,
+      importReadAhead: e.IMPORT_READ_AHEAD,
+      streamsPerUser: e.STREAMS_PER_USER,
+      streamsMax: e.STREAMS_MAX,
+      streamBufferBytes: e.STREAM_BUFFER_BYTES,
+      apiTokensPerUser: e.API_TOKENS_PER_USER,
+      purgeExportsAfterDays: e.PURGE_EXPORTS_AFTER_DAYS,
+      purgeReadNotificationsAfterDays: e.PURGE_READ_NOTIFICATIONS_AFTER_DAYS,
+    },
   };
+}
+
+/**
+ * Reads `.env` files into `environment` the way `node --env-file` does (Node's own parser), without
+ * its complaint when a file is missing: a variable already set keeps its value, and an earlier file
+ * wins over a later one. Answers the files read.
+ */
+export function readEnvFiles(files: string[], environment: NodeJS.ProcessEnv = process.env): string[] {
+  const read: string[] = [];
+  for (const file of new Set(files.map((name) => path.resolve(name)))) {
+    if (!existsSync(file)) continue;
+    for (const [name, value] of Object.entries(parseEnv(readFileSync(file, "utf8")))) {
+      if (environment[name] === undefined) environment[name] = value;
+    }
+    read.push(file);
+  }
+  return read;
+}
+
+/**
+ * The `.env` files a process reads: the one in the directory the command was run from (`INIT_CWD`,
+ * which pnpm and npm set, so `pnpm start` at the repository root reads the root's `.env`), then the
+ * one in the working directory.
+ */
+export function envFiles(environment: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
+  const from = environment.INIT_CWD;
+  return [...(from ? [path.join(from, ".env")] : []), path.join(cwd, ".env")];
 }

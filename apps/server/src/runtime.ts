@@ -1,8 +1,8 @@
+import { createRequire } from "node:module";
 import type { Services } from "@modpack/contract";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type DestinationStream, pino } from "pino";
 import { createAuthenticate } from "./auth/authenticate.js";
-import { redactedLogPaths, serializeRequest } from "./auth/log-redaction.js";
 import { signInRoutes } from "./auth/oauth.js";
 import { openRevocationChannel, type RevocationChannel } from "./auth/revocations.js";
 import { signOutRoutes } from "./auth/routes.js";
@@ -10,13 +10,16 @@ import { createSessionStore, type SessionStore } from "./auth/sessions.js";
 import type { Config } from "./config.js";
 import { type DatabaseHandle, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
-import { type Authenticate, buildApp, type RouteModule } from "./http/app.js";
+import { redactedLogPaths, serializeRequest } from "./edge/log-redaction.js";
+import type { Authenticate, RouteModule } from "./edge/routes.js";
+import { buildApp } from "./http/app.js";
 import { downloadRoutes } from "./http/downloads.js";
+import { loopbackRedirect } from "./http/loopback-redirect.js";
 import { notificationStreamRoutes } from "./http/notification-stream.js";
 import { type JobDefinition, type Jobs, startJobs } from "./jobs/boss.js";
 import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
 import { importDeadLetterJob, importJob } from "./jobs/import.js";
-import { sweepSessionsJob } from "./jobs/maintenance.js";
+import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
 import { modUpdateJob } from "./jobs/mod-update.js";
 import { adminService } from "./services/admin.js";
 import { authService } from "./services/auth.js";
@@ -24,11 +27,15 @@ import { exportsService, loadDownload } from "./services/exports.js";
 import { healthService } from "./services/health.js";
 import { importsService } from "./services/imports.js";
 import { membersService } from "./services/members.js";
+import { checksService } from "./services/modpack-check.js";
 import { modpackModsService } from "./services/modpack-mods.js";
 import { modpacksService } from "./services/modpacks.js";
 import { modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
+
+/** Notifications a live stream may hold for a reader that does not read before it is dropped. */
+const STREAM_MAX_PENDING = 100;
 
 /** `all` serves HTTP and works jobs; `api` only serves HTTP; `worker` only works jobs. */
 export type ProcessRole = "all" | "api" | "worker";
@@ -55,9 +62,14 @@ export interface RuntimeOptions {
   services?: ((services: Services) => Services) | undefined;
   /** The clock sessions and tokens expire by, in epoch milliseconds. */
   clock?: (() => number) | undefined;
+  /** The embedded database template a new DATA_DIR starts from (see db/database.ts). */
+  template?: string | undefined;
 }
 
-/** The service's logger: request URLs under /auth/ and /dev-idp/ lose their query values; no headers. */
+/**
+ * The service's logger: request URLs under /auth/ and /dev-idp/ lose their query values; no headers.
+ * JSON lines, except outside production on a terminal, where pino-pretty writes them for a person.
+ */
 export function createLogger(config: Config, destination?: DestinationStream): FastifyBaseLogger {
   return pino(
     {
@@ -65,8 +77,15 @@ export function createLogger(config: Config, destination?: DestinationStream): F
       redact: { paths: redactedLogPaths, remove: true },
       serializers: { req: serializeRequest },
     },
-    destination,
+    destination ?? (!config.isProduction && process.stdout.isTTY ? prettyStream() : undefined),
   );
+}
+
+/** pino-pretty in this thread (no worker), loaded only when used. */
+function prettyStream(): DestinationStream {
+  const require = createRequire(import.meta.url);
+  const pretty = require("pino-pretty") as (options: object) => DestinationStream;
+  return pretty({ colorize: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l", sync: true });
 }
 
 /** Config → database → migrations → jobs → services → HTTP app (not yet listening). */
@@ -77,6 +96,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    poolTimeoutMs: config.databasePoolTimeoutMs,
+    template: options.template,
   });
   let jobs: Jobs | undefined;
   let revocations: RevocationChannel | undefined;
@@ -91,9 +113,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     });
     const definitions: JobDefinition[] = [
       sweepSessionsJob(database.db),
+      purgeJob(database.db, {
+        exportsAfterDays: config.limits.purgeExportsAfterDays,
+        readNotificationsAfterDays: config.limits.purgeReadNotificationsAfterDays,
+      }),
       // A dead-letter queue is created before the queue that names it.
       importDeadLetterJob({ db: database.db }),
-      importJob({ db: database.db, workshop, followRequired: config.steamApiKey !== undefined }),
+      importJob({
+        db: database.db,
+        workshop,
+        bounds: { maxItems: config.limits.importMaxItems, maxDepth: config.limits.importMaxDepth },
+        readAhead: config.limits.importReadAhead,
+      }),
       modUpdateJob({ db: database.db, workshop }),
       exportDeadLetterJob({ db: database.db }),
       exportJob({ db: database.db }),
@@ -101,35 +132,65 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
     const { db } = database;
     const sessions = createSessionStore(db, options.clock);
+    const hub = await openNotificationHub({
+      database,
+      logger,
+      bounds: {
+        perUser: config.limits.streamsPerUser,
+        max: config.limits.streamsMax,
+        maxPending: STREAM_MAX_PENDING,
+      },
+      confirm: (caller) =>
+        caller.sessionId
+          ? sessions.current("session", caller.sessionId)
+          : caller.tokenId
+            ? sessions.current("token", caller.tokenId)
+            : Promise.resolve(null),
+      ...(options.clock ? { now: options.clock } : {}),
+    });
+    notificationHub = hub;
+    // A revoked credential is forgotten by the session cache and ends its live streams.
+    const revoke = (key: string) => {
+      sessions.evict(key);
+      hub.revoke(key);
+    };
     const listener = await openRevocationChannel({
       database,
       logger,
-      onMessage: (key) => sessions.evict(key),
-      onGap: () => sessions.clear(),
+      onMessage: revoke,
+      onGap: () => {
+        sessions.clear();
+        hub.recheck();
+      },
     });
     revocations = listener;
     // This instance forgets a revoked credential before answering; the NOTIFY reaches the others.
     const channel: RevocationChannel = {
       async publish(key) {
-        sessions.evict(key);
+        revoke(key);
         await listener.publish(key);
       },
       close: () => listener.close(),
     };
-    const hub = await openNotificationHub({ database, logger });
-    notificationHub = hub;
     const modpacks = modpacksService(db);
     const builtServices: Services = {
       health: healthService(db, jobs),
-      auth: authService(db, sessions, channel),
+      auth: authService(db, sessions, channel, { tokensPerUser: config.limits.apiTokensPerUser }),
       modpacks,
       members: membersService(db),
       notifications: notificationsService(db, hub),
       admin: adminService(db, jobs, channel),
-      mods: modsService({ db, workshop, jobs }),
+      mods: modsService({ db, workshop, jobs, maxRunningRefreshesPerUser: config.perUserLimits.refreshes }),
       modpackMods: modpackModsService({ db, workshop }),
-      imports: importsService({ db, jobs }),
-      exports: exportsService({ db, jobs, modpacks, publicUrl: config.publicUrl }),
+      checks: checksService(db),
+      imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
+      exports: exportsService({
+        db,
+        jobs,
+        modpacks,
+        publicUrl: config.publicUrl,
+        maxPendingPerUser: config.perUserLimits.exports,
+      }),
     };
     const services = options.services ? options.services(builtServices) : builtServices;
     const authenticate: Authenticate = createAuthenticate(sessions, config);
@@ -138,10 +199,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       await channel.publish(`session:${sessionId}`);
     };
     const routes: RouteModule[] = [
+      loopbackRedirect(config.publicUrl),
       signOutRoutes({ config, store: sessions, revocations: channel, endSession }),
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
       downloadRoutes({ authenticate, load: (caller, exportId) => loadDownload({ db, modpacks }, caller, exportId) }),
-      notificationStreamRoutes({ authenticate, notifications: services.notifications }),
+      notificationStreamRoutes({
+        authenticate,
+        notifications: services.notifications,
+        maxBufferedBytes: config.limits.streamBufferBytes,
+      }),
     ];
     const startedJobs = jobs;
     let closing: Promise<void> | undefined;

@@ -150,10 +150,10 @@ describe("the development identity provider, end to end", () => {
     expect(response.json()).toEqual({ error: { message: expect.stringContaining(name), code: "BAD_REQUEST" } });
   });
 
-  it("is in the OpenAPI document, which stays valid", async () => {
+  it("keeps its own routes out of the OpenAPI document, which stays valid", async () => {
     const document = (await service.app.inject({ method: "GET", url: "/openapi.json" })).json();
     await expect(SwaggerParser.validate(structuredClone(document))).resolves.toBeTruthy();
-    expect(document.paths["/dev-idp/token"].post.operationId).toBe("devIdpToken");
+    expect(Object.keys(document.paths).filter((path) => path.startsWith("/dev-idp"))).toEqual([]);
     expect(document.paths["/auth/idp"].get.operationId).toBe("startSignIn");
   });
 });
@@ -268,5 +268,77 @@ describe("the development identity provider's protocol", () => {
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual({ error: "invalid_token" });
     }
+  });
+});
+
+describe("the development identity provider's codes and tokens expire by its clock", () => {
+  const config = loadConfig({ PUBLIC_URL: "http://localhost:3000" });
+  const callback = "http://localhost:3000/auth/idp/callback";
+  const verifier = "v".repeat(43);
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  let now = Date.now();
+  let app: FastifyInstance;
+  let authorization: string;
+
+  beforeAll(async () => {
+    const dev = devIdentityProvider(config, () => now);
+    const secret = dev.provider({
+      server: { server: { address: () => null } },
+    } as unknown as FastifyRequest).clientSecret;
+    authorization = `Basic ${Buffer.from(`${DEV_CLIENT_ID}:${secret}`).toString("base64")}`;
+    app = Fastify();
+    await app.register(dev.routes.plugin);
+    await app.ready();
+  });
+  afterAll(() => app?.close());
+
+  async function issueCode(): Promise<string> {
+    const response = await app.inject({
+      method: "POST",
+      url: "/dev-idp/authorize",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({
+        response_type: "code",
+        client_id: DEV_CLIENT_ID,
+        redirect_uri: callback,
+        state: "st",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        name: "Clock",
+        email: "clock@example.com",
+      }).toString(),
+    });
+    return new URL(String(response.headers.location)).searchParams.get("code") ?? "";
+  }
+  const exchange = (code: string) =>
+    app.inject({
+      method: "POST",
+      url: "/dev-idp/token",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization },
+      payload: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: callback,
+        code_verifier: verifier,
+      }).toString(),
+    });
+  const userinfo = (accessToken: string) =>
+    app.inject({ method: "GET", url: "/dev-idp/userinfo", headers: { authorization: `Bearer ${accessToken}` } });
+
+  it.each([
+    ["just before its 2 minutes", 2 * 60 * 1000 - 1, 200],
+    ["at its 2 minutes", 2 * 60 * 1000 + 1, 400],
+  ])("exchanges a code %s: %s ms after it was issued → %s", async (_when, after, status) => {
+    const code = await issueCode();
+    now += after;
+    expect((await exchange(code)).statusCode).toBe(status);
+  });
+
+  it("serves userinfo for an access token for 10 minutes, then refuses it", async () => {
+    const accessToken = (await exchange(await issueCode())).json().access_token as string;
+    now += 10 * 60 * 1000 - 1;
+    expect((await userinfo(accessToken)).statusCode).toBe(200);
+    now += 2;
+    expect((await userinfo(accessToken)).statusCode).toBe(401);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl, serializeRequest } from "../src/auth/log-redaction.js";
 import { openPendingSignIn, safeRedirectTarget, sealPendingSignIn } from "../src/auth/oauth.js";
 import { configuredProvider, mapUserinfo, ProviderError, pickGithubEmail } from "../src/auth/providers.js";
 import { type Config, loadConfig } from "../src/config.js";
+import { redactUrl, serializeRequest } from "../src/edge/log-redaction.js";
 
 const base = { OAUTH_CLIENT_ID: "id", OAUTH_CLIENT_SECRET: "secret" };
 

@@ -184,7 +184,7 @@ describe("API tokens", () => {
     const response = await service.app.inject({ method: "GET", url: "/auth/tokens", headers: owner.headers });
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain(created.token);
-    const listed = response.json().tokens.find((token: { id: string }) => token.id === created.id);
+    const listed = response.json().data.find((token: { id: string }) => token.id === created.id);
     expect(listed).toEqual({
       id: created.id,
       name: "CI deploy",
@@ -201,7 +201,7 @@ describe("API tokens", () => {
     expect(response.json().user.id).toBe(owner.userId);
     expect(response.headers["set-cookie"]).toBeUndefined();
     const list = await service.app.inject({ method: "GET", url: "/auth/tokens", headers: owner.headers });
-    const listed = list.json().tokens.find((token: { id: string }) => token.id === created.id);
+    const listed = list.json().data.find((token: { id: string }) => token.id === created.id);
     expect(listed.lastUsedAt).toBe(new Date(now).toISOString());
   });
 
@@ -231,7 +231,7 @@ describe("API tokens", () => {
     expect(after.statusCode).toBe(401);
     expect(after.body).toBe(UNAUTHORIZED);
     const list = await service.app.inject({ method: "GET", url: "/auth/tokens", headers: owner.headers });
-    expect(list.json().tokens.map((token: { id: string }) => token.id)).not.toContain(created.id);
+    expect(list.json().data.map((token: { id: string }) => token.id)).not.toContain(created.id);
   });
 
   it("refuses an expired token", async () => {
@@ -344,5 +344,25 @@ describe("sign-out across instances sharing a database", () => {
       await second.stop();
       await first.stop();
     }
+  });
+});
+
+describe("the session cache", () => {
+  it("trusts a looked-up session for 5 minutes, then reads the store again", async () => {
+    const user = await signIn(service);
+    const stats = () =>
+      service.app.inject({ method: "GET", url: "/admin/stats", cookies: { [SESSION_COOKIE]: user.token } });
+    expect((await stats()).statusCode).toBe(403); // cached now, with role `user`
+    // The role changes behind the cache's back (no revocation message): the cached lookup still answers.
+    await service.runtime.database.db
+      .updateTable("users")
+      .set({ role: "admin" })
+      .where("id", "=", user.userId)
+      .execute();
+    now += 4 * MINUTE;
+    expect((await stats()).statusCode).toBe(403);
+    // Past the cache's 5 minutes (the session itself slid along with each request): read again.
+    now += 1.5 * MINUTE;
+    expect((await stats()).statusCode).toBe(200);
   });
 });

@@ -95,6 +95,13 @@ const rows: Row[] = [
   { name: "archive", method: "DELETE", path: (id) => `/modpacks/${id}`, success: 200, allowed: ["owner"] },
   { name: "restore", method: "POST", path: (id) => `/modpacks/${id}/restore`, success: 200, allowed: ["owner"] },
   {
+    name: "duplicate",
+    method: "POST",
+    path: (id) => `/modpacks/${id}/duplicate`,
+    success: 201,
+    allowed: everyoneWhoReads,
+  },
+  {
     name: "list members",
     method: "GET",
     path: (id) => `/modpacks/${id}/members`,

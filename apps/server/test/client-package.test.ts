@@ -131,7 +131,8 @@ const tsconfig = (files: string[], emit: boolean) => ({
     // Check the client's bundled declarations too, not just the code using them.
     skipLibCheck: false,
     types: [],
-    ...(emit ? { outDir: "out" } : { noEmit: true }),
+    // Exported values need nameable types in the emitted declarations (TS4023 otherwise).
+    ...(emit ? { outDir: "out", declaration: true } : { noEmit: true }),
   },
   files,
 });
@@ -141,6 +142,7 @@ const usage = `import {
   type ApiError,
   createClient,
   isApiError,
+  type MemberPermission,
   type Modpack,
   type RouterInputs,
   type RouterOutputs,
@@ -163,6 +165,11 @@ async function failure(call: () => Promise<unknown>): Promise<ApiError | null> {
 
 const input: RouterInputs["modpacks"]["create"] = { name: "Packed client pack", description: "From the tarball", isPublic: true };
 const created: Modpack = await api.modpacks.create.mutate(input);
+// Results exported as they are: their declarations must name only types the package exports.
+export const createdAgain = await api.modpacks.create.mutate({ name: "Packed client pack 2" });
+export const invalidLater = () => api.modpacks.create.mutate({ name: "x" });
+export const stream = api.onNotification;
+export const permissions: MemberPermission[] = createdAgain.members.flatMap((member) => member.permission);
 const read: RouterOutputs["modpacks"]["get"] = await api.modpacks.get.query({ id: created.id });
 const [session, mine] = await Promise.all([api.auth.session.query(), api.modpacks.listMine.query({ limit: 5 })]);
 
@@ -194,6 +201,18 @@ const api = createClient({ baseUrl: "http://127.0.0.1:3000" });
 await api.modpacks.create.mutate({ nam: "x" });
 `;
 
+/** The versions of the peers the workspace builds and tests with (the newest of the ranges). */
+const workspacePeers = Object.fromEntries(
+  ["@trpc/client", "@trpc/server", "zod"].map((name) => [
+    name,
+    (
+      JSON.parse(readFileSync(path.join(clientRoot, "node_modules", name, "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version,
+  ]),
+);
+
 let workDir: string;
 let projectDir: string;
 let tarball: string;
@@ -218,7 +237,11 @@ beforeAll(async () => {
             name: "client-package-consumer",
             private: true,
             type: "module",
-            dependencies: { "@modpack/client": `file:${tarball}`, typescript: typescriptVersion },
+            dependencies: {
+              "@modpack/client": `file:${tarball}`,
+              typescript: typescriptVersion,
+              ...workspacePeers,
+            },
           },
           null,
           2,
@@ -259,17 +282,38 @@ const tsc = (project: string) =>
   });
 
 describe("the packed @modpack/client", () => {
-  it("installs alone: its files, its dependencies, and no workspace package", () => {
-    const installed = JSON.parse(
-      readFileSync(path.join(projectDir, "node_modules/@modpack/client/package.json"), "utf8"),
-    ) as { dependencies: Record<string, string> };
-    expect(Object.keys(installed.dependencies).sort()).toEqual(["@trpc/client", "@trpc/server", "zod"]);
-    expect(Object.values(installed.dependencies).every((range) => /^[\^~]?\d/.test(range))).toBe(true);
+  it("installs alone: its files, its peers, its links, and no workspace package", () => {
+    const packageRoot = path.join(projectDir, "node_modules/@modpack/client");
+    const installed = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      exports: Record<string, string | Record<string, string>>;
+      repository: { url: string; directory: string };
+      homepage: string;
+      bugs: { url: string };
+    };
+    // The app's own @trpc/* and zod are the ones the client uses: one copy of each.
+    expect(installed.dependencies ?? {}).toEqual({});
+    expect(Object.keys(installed.peerDependencies).sort()).toEqual(["@trpc/client", "@trpc/server", "zod"]);
+    expect(Object.values(installed.peerDependencies).every((range) => /^\^\d+\.\d+\.\d+$/.test(range))).toBe(true);
+    expect(installed.repository).toEqual(
+      expect.objectContaining({ url: expect.any(String), directory: "packages/client" }),
+    );
+    expect(installed.homepage).toMatch(/^https:\/\//);
+    expect(installed.bugs.url).toMatch(/^https:\/\//);
+    // Every export condition points at a file the tarball has.
+    const targets = Object.values(installed.exports).flatMap((target) =>
+      typeof target === "string" ? [target] : Object.values(target),
+    );
+    expect(targets.length).toBeGreaterThan(2);
+    for (const target of targets) expect(existsSync(path.join(packageRoot, target)), target).toBe(true);
     expect(existsSync(path.join(projectDir, "node_modules/@modpack/contract"))).toBe(false);
     expect(existsSync(path.join(projectDir, "node_modules/trpc-to-openapi"))).toBe(false);
     const declarations = readFileSync(path.join(projectDir, "node_modules/@modpack/client/dist/index.d.ts"), "utf8");
     const imported = [...declarations.matchAll(/^import .*?["']([^"']+)["'];?$/gm)].map((match) => match[1]);
     for (const specifier of imported) expect(specifier).toMatch(/^(@trpc\/client|@trpc\/server|zod)(\/|$)/);
+    // No pointers to documents that are not in the package.
+    expect(declarations).not.toMatch(/\.md\b|\bsection \d|decisions|service-interface/);
     const size = statSync(tarball).size;
     process.stdout.write(`@modpack/client tarball: ${size} bytes\n`);
     expect(size).toBeLessThan(100_000);
@@ -280,6 +324,45 @@ describe("the packed @modpack/client", () => {
     expect(result.output).toBe("");
     expect(result.code).toBe(0);
   }, 120_000);
+
+  it("type-checks against the oldest versions its peer ranges allow", async () => {
+    const installed = JSON.parse(
+      readFileSync(path.join(projectDir, "node_modules/@modpack/client/package.json"), "utf8"),
+    ) as { peerDependencies: Record<string, string> };
+    const oldest = Object.fromEntries(
+      Object.entries(installed.peerDependencies).map(([name, range]) => [name, range.replace(/^\^/, "")]),
+    );
+    const oldDir = path.join(workDir, "app-oldest-peers");
+    await mkdir(oldDir);
+    await writeFile(
+      path.join(oldDir, "package.json"),
+      JSON.stringify({
+        name: "client-package-oldest-peers",
+        private: true,
+        type: "module",
+        dependencies: { "@modpack/client": `file:${tarball}`, typescript: typescriptVersion, ...oldest },
+      }),
+    );
+    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], {
+      cwd: oldDir,
+      timeoutMs: 180_000,
+    });
+    expect(install.code, install.output).toBe(0);
+    for (const [name, version] of Object.entries(oldest)) {
+      const actual = JSON.parse(readFileSync(path.join(oldDir, "node_modules", name, "package.json"), "utf8")) as {
+        version: string;
+      };
+      expect(actual.version, name).toBe(version);
+    }
+    await writeFile(path.join(oldDir, "usage.ts"), usage);
+    await writeFile(path.join(oldDir, "tsconfig.json"), JSON.stringify(tsconfig(["usage.ts"], true)));
+    const result = await run(process.execPath, [path.join(oldDir, "node_modules/typescript/bin/tsc"), "-p", oldDir], {
+      cwd: oldDir,
+      timeoutMs: 120_000,
+    });
+    expect(result.output).toBe("");
+    expect(result.code).toBe(0);
+  }, 300_000);
 
   it("rejects a misspelt input field at compile time", async () => {
     const result = await tsc("tsconfig.wrong.json");
@@ -331,7 +414,7 @@ describe("the packed @modpack/client", () => {
       members: 0,
     });
     expect(printed.sessionUserId).toBe(owner.userId);
-    expect(printed.mineTotal).toBe(1);
+    expect(printed.mineTotal).toBe(2);
     expect(printed.unauthenticated).toEqual({ status: 401, code: "UNAUTHORIZED", message: "Unauthorized" });
     expect(printed.offline).toEqual({ status: 0, code: "NETWORK_ERROR" });
     expect(printed.deniedIsForbidden).toBe(true);

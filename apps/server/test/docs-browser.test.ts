@@ -1,50 +1,34 @@
-/**
- * The interactive reference at /docs, end to end in a real browser: headless Chromium (Debian's
- * `chromium`, driven by playwright-core) loads the Scalar page from the running service, renders
- * the API's operation groups and operations, and sends `GET /modpacks/my` from its "Test Request"
- * panel with the session cookie. Skipped, with a printed reason, where Chromium is not installed.
- */
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
+import { ARTIFACTS, CHROMIUM_FLAGS, CHROMIUM_PATH, chromiumAvailable } from "./support/browser.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM_PATH);
-if (!hasChromium) {
-  console.warn(
-    `docs-browser.test.ts SKIPPED: no Chromium at ${CHROMIUM_PATH} ` +
-      "(install Debian's `chromium` package, or set CHROMIUM_PATH to a Chromium binary)",
-  );
-}
-
-/** The probe's flags: nothing in the background may reach for the (closed) network. */
-const CHROMIUM_FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-artifacts");
+const hasChromium = chromiumAvailable("docs-browser.test.ts");
 
 /** Operation groups (OpenAPI tags) the sidebar must list, with their anchors. */
-const TAGS = ["Modpacks", "Mods", "Notifications", "Auth", "Export", "Import", "Members", "Admin"];
+const TAGS = [
+  "Sign-in",
+  "Modpacks",
+  "Mods of a modpack",
+  "Members",
+  "Import",
+  "Server files",
+  "Notifications",
+  "Catalogue",
+  "Admin",
+  "Health",
+];
 /** Operation summaries shown once their group is opened. */
 const OPERATIONS: Record<string, string[]> = {
   Modpacks: ["List your modpacks", "Create a modpack", "List public modpacks"],
   Import: ["Import a workshop collection", "The latest import's status"],
-  Export: ["Generate a servertest.ini", "Save the export configuration", "Download a server file"],
-  Auth: ["Create an API token"],
+  "Server files": ["Generate a servertest.ini", "Save the export configuration", "Download a server file"],
+  "Sign-in": ["Create an API token"],
 };
 
 const tagAnchor = (tag: string) => `#tag/${tag.toLowerCase().replaceAll(" ", "-")}`;
@@ -129,9 +113,19 @@ describe.skipIf(!hasChromium)("the API reference at /docs in headless Chromium",
       await link.waitFor({ state: "visible" });
       expect((await link.textContent())?.trim()).toBe(tag);
     }
+    // The sidebar lists the groups in the order of a user's journey.
+    const anchors = await page
+      .locator('a[href^="#tag/"]')
+      .evaluateAll((links) => links.map((link) => link.getAttribute("href") ?? ""));
+    const groups = anchors.filter((href) => /^#tag\/[^/]+$/.test(href));
+    expect(groups.filter((href) => TAGS.map(tagAnchor).includes(href))).toEqual(TAGS.map(tagAnchor));
+    // Scalar's extras that are not this API's: no AI chat, no MCP, no developer tools (deploy, share).
+    for (const extra of [/Ask AI/i, /MCP/, /Developer Tools/i, /Deploy/i, /Share/i]) {
+      expect(await page.getByRole("button", { name: extra }).count(), String(extra)).toBe(0);
+    }
 
     // The whole page as first rendered: the introduction, the sidebar's groups, the first group's operations.
-    await page.getByRole("heading", { name: "List users" }).first().waitFor({ state: "visible" });
+    await page.getByRole("heading", { name: "The current session and user" }).first().waitFor({ state: "visible" });
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, "docs.png"), fullPage: true });
 

@@ -65,7 +65,7 @@ function runFlow(env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    }, 90_000);
+    }, 120_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -125,4 +125,4 @@ it("prints the service's error and exits 1 when the token is not valid", async (
   const run = await runFlow({ MODPACK_URL: baseUrl, MODPACK_TOKEN: "mcs_not-a-real-token" });
   expect(run.code, `${run.stdout}\n${run.stderr}`).not.toBe(0);
   expect(run.stderr).toMatch(/^error: Unauthorized \(UNAUTHORIZED, HTTP 401\)$/m);
-}, 60_000);
+}, 120_000);

@@ -1,3 +1,4 @@
+import { parse as parseDisposition } from "content-disposition";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_DEAD_LETTER_QUEUE, exportJob } from "../src/jobs/export.js";
@@ -292,7 +293,7 @@ describe("server file", () => {
     const download = await call("GET", `/modpacks/export/${exportId}/download`, owner);
     expect(download.statusCode).toBe(200);
     expect(download.headers["content-type"]).toBe("text/plain; charset=utf-8");
-    expect(download.headers["content-disposition"]).toBe('attachment; filename="knox-country-survival-41x.ini"');
+    expect(download.headers["content-disposition"]).toBe("attachment; filename=knox-country-survival-41x.ini");
     expect(download.headers["cache-control"]).toBe("private, no-store");
     const lines = download.body.split("\n");
     expect(lines).toContain("Mods=ModC;ModA");
@@ -303,12 +304,27 @@ describe("server file", () => {
     expect(lines[0]).toMatch(/^# /);
   });
 
+  it("names the file after a non-ASCII modpack name with filename* (RFC 6266), the slug as filename", async () => {
+    const id = await seedModpack({ name: "Зомби: Выживание", mods: [modA] });
+    const exportId = await requestFile(id, "41x", owner);
+    expect((await waitForExport(exportId, owner)).status).toBe("completed");
+    const download = await call("GET", `/modpacks/export/${exportId}/download`, owner);
+    expect(download.statusCode).toBe(200);
+    // A reader of RFC 6266 takes `filename*` over the ASCII `filename`.
+    const disposition = parseDisposition(String(download.headers["content-disposition"]));
+    expect(disposition.type).toBe("attachment");
+    expect(disposition.parameters.filename).toBe("Зомби_ Выживание-41x.ini");
+    expect(download.headers["content-disposition"]).toMatch(
+      /^attachment; filename=[\x21-\x7e]+-41x\.ini; filename\*=UTF-8''/,
+    );
+  });
+
   it("prefixes the in-game ids with a backslash for 42x", async () => {
     const exportId = await requestFile(modpackId, "42x", owner);
     expect((await waitForExport(exportId, owner)).status).toBe("completed");
     const download = await call("GET", `/modpacks/export/${exportId}/download`, owner);
     expect(download.statusCode).toBe(200);
-    expect(download.headers["content-disposition"]).toBe('attachment; filename="knox-country-survival-42x.ini"');
+    expect(download.headers["content-disposition"]).toBe("attachment; filename=knox-country-survival-42x.ini");
     const lines = download.body.split("\n");
     expect(lines).toContain("Mods=\\ModC;\\ModA");
     expect(lines).toContain(`WorkshopItems=${modC.workshopId};${modA.workshopId}`);
@@ -316,6 +332,8 @@ describe("server file", () => {
   });
 
   it("answers 409 while the file is not ready, and says why when it failed", async () => {
+    // Its own modpack: a pending export with no job would answer the later identical requests.
+    const modpackId = await seedModpack({ mods: [modA] });
     const pending = await insertExport(modpackId, owner, { status: "pending" });
     const notReady = await call("GET", `/modpacks/export/${pending}/download`, owner);
     expect(notReady.statusCode).toBe(409);
@@ -419,7 +437,7 @@ describe("server file", () => {
         signal: new AbortController().signal,
       },
     ]);
-    expect(result).toEqual([{ exportId, skipped: true }]);
+    expect(result).toEqual([{ id: "repeat", status: "completed", output: { exportId, skipped: true } }]);
     const ready = (await notificationsOf(requester)).filter((n) => n.title === "Server file ready");
     expect(ready).toHaveLength(1);
   });
@@ -455,11 +473,14 @@ describe("server file", () => {
           signal: new AbortController().signal,
         },
       ]);
-    await expect(attempt(0)).rejects.toThrow("modpack unreadable");
+    const failure = (retryCount: number) => [
+      { id: `attempt-${retryCount}`, status: "failed", output: { message: "modpack unreadable" } },
+    ];
+    await expect(attempt(0)).resolves.toEqual(failure(0));
     expect((await call("GET", `/modpacks/export/${exportId}`, requester)).json().status).toBe("running");
     expect((await notificationsOf(requester)).filter((n) => n.type === "error")).toHaveLength(0);
 
-    await expect(attempt(2)).rejects.toThrow("modpack unreadable");
+    await expect(attempt(2)).resolves.toEqual(failure(2));
     const status = (await call("GET", `/modpacks/export/${exportId}`, requester)).json();
     expect(status).toMatchObject({ status: "failed", error: "generation failed after 3 attempts" });
     const errors = (await notificationsOf(requester)).filter((n) => n.title === "Server file generation failed");
@@ -499,7 +520,7 @@ describe("server file", () => {
     const response = await call("GET", "/openapi.json", null);
     const operation = response.json().paths["/modpacks/export/{exportId}/download"].get;
     expect(operation.operationId).toBe("downloadServerFile");
-    expect(operation.tags).toEqual(["Export"]);
+    expect(operation.tags).toEqual(["Server files"]);
     expect(Object.keys(operation.responses)).toEqual(
       expect.arrayContaining(["200", "400", "401", "403", "404", "409"]),
     );

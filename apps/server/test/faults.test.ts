@@ -232,7 +232,7 @@ describe("Postgres connections killed mid-traffic", () => {
  * fails whatever comes next).
  */
 async function startSteamProxy(target: string) {
-  const plan: Array<{ endpoint: string; mode: FailureMode; retryAfter: number | undefined }> = [];
+  const plan: Array<{ endpoint: string; mode: FailureMode; retryAfter: number | undefined; itemId?: string }> = [];
   const calls: string[] = [];
   const sockets = new Set<Socket>();
   const server = createHttpServer((request, response) => {
@@ -240,7 +240,12 @@ async function startSteamProxy(target: string) {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       calls.push(new URL(request.url ?? "/", "http://proxy").pathname.replace(/^\/|\/$/g, ""));
-      const index = plan.findIndex((entry) => request.url?.startsWith(`/${entry.endpoint}/`));
+      const body = Buffer.concat(chunks).toString();
+      const index = plan.findIndex(
+        (entry) =>
+          request.url?.startsWith(`/${entry.endpoint}/`) &&
+          (entry.itemId === undefined || new RegExp(`=${entry.itemId}(&|$)`).test(body)),
+      );
       const failure = index >= 0 ? plan.splice(index, 1)[0] : undefined;
       if (failure) {
         if (failure.mode === "hang") return;
@@ -278,8 +283,11 @@ async function startSteamProxy(target: string) {
     url: `http://127.0.0.1:${port}`,
     /** The endpoint of every call, failed ones included. */
     calls,
-    fail(endpoint: string, count: number, mode: FailureMode, retryAfter?: number) {
-      for (let index = 0; index < count; index++) plan.push({ endpoint, mode, retryAfter });
+    /** Fails the next `count` calls of `endpoint` (only those asking for `itemId`, when given). */
+    fail(endpoint: string, count: number, mode: FailureMode, retryAfter?: number, itemId?: string) {
+      for (let index = 0; index < count; index++) {
+        plan.push({ endpoint, mode, retryAfter, ...(itemId === undefined ? {} : { itemId }) });
+      }
     },
     reset() {
       plan.length = 0;
@@ -367,7 +375,7 @@ describe("the Steam Web API failing during an import", () => {
     const ids = seedCollection("4200", 150, 42_000);
     const modpackId = await createModpack(service, owner);
     // The collection is answered; the first details batch (ids 0-99) fails every attempt.
-    proxy.fail(DETAILS, ATTEMPTS, mode, mode === "429" ? 0 : undefined);
+    proxy.fail(DETAILS, ATTEMPTS, mode, mode === "429" ? 0 : undefined, ids[0]);
     const importId = await startImport(service, owner, modpackId, "4200");
 
     const status = await waitForImport(service, owner, modpackId);
@@ -494,13 +502,16 @@ describe("the server killed with SIGKILL mid-import", () => {
     });
     expect(started.status).toBe(202);
     const { importId } = (await started.json()) as { importId: string };
-    const deadline = Date.now() + 30_000;
-    while (steam.held() === 0 && Date.now() < deadline) await sleep(20);
-    expect(steam.held()).toBe(1);
-    const midway = (await (await fetch(`${first.base}/modpacks/${modpackId}/import/status`, { headers })).json()) as {
-      status: string;
-      progress: { done: number; total: number };
-    };
+    // Detail batches are read ahead: the two answered ones are stored, the later ones stay held.
+    const deadline = Date.now() + 60_000;
+    let midway: { status: string; progress: { done: number; total: number } | null } | undefined;
+    while (Date.now() < deadline) {
+      const response = await fetch(`${first.base}/modpacks/${modpackId}/import/status`, { headers });
+      midway = (await response.json()) as typeof midway;
+      if (steam.held() > 0 && midway?.progress?.done === 200) break;
+      await sleep(20);
+    }
+    expect(steam.held()).toBeGreaterThanOrEqual(1);
     expect(midway).toMatchObject({ status: "running", progress: { done: 200, total: 350 } });
 
     first.child.kill("SIGKILL");

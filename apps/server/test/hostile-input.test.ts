@@ -5,7 +5,7 @@
  * arrays and numbers such as 1e308 — by an anonymous caller, a stranger, and the owner of a seeded
  * modpack (whose real ids are often used, so requests reach the services and the database).
  *
- * Properties: never a 5xx; every error is JSON in one of the spec's three shapes (section 7.2);
+ * Properties: never a 5xx; every error is JSON in one of the service's three error shapes;
  * a rejected request (>= 400) changes no table (row counts of every table and checksums of the
  * modpack rows, memberships, links, mods, users, export configurations and notifications, taken
  * around each request); and `Object.prototype` is never polluted.
@@ -17,7 +17,6 @@
  * database behind a request's back: an import or export a request queues stays queued.
  */
 import fc from "fast-check";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
 import { loadConfig } from "../src/config.js";
@@ -25,6 +24,7 @@ import { type Runtime, startRuntime } from "../src/runtime.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
 import type { TestService } from "./support/service.js";
+import { snapshot } from "./support/snapshot.js";
 import { signIn } from "./support/users.js";
 
 /** Runs per operation; about 50 operations, so the whole file stays well under a minute on 2 cores. */
@@ -498,40 +498,6 @@ function requestFor(operation: Operation, document: OpenApiDocument, ids: string
 
 // ---------------------------------------------------------------------------------------------
 // The database's state, taken around each request.
-
-const TABLES = [
-  "users",
-  "modpacks",
-  "modpack_members",
-  "mods",
-  "modpack_mods",
-  "notifications",
-  "imports",
-  "exports",
-  "export_configurations",
-  "api_tokens",
-  "sessions",
-  "accounts",
-] as const;
-
-/** Row counts of every table, and checksums of the rows a request might rewrite in place. */
-async function snapshot(runtime: Runtime): Promise<Record<string, unknown>> {
-  const counts = TABLES.map((table) => `(select count(*)::int from ${table}) as ${table}`).join(",\n");
-  const checksum = (table: string, order: string) =>
-    `(select md5(coalesce(string_agg(t::text, '|' order by ${order}), '')) from ${table} t) as ${table}_sum`;
-  const query = `select ${counts},
-    ${checksum("users", "t.id")},
-    ${checksum("modpacks", "t.id")},
-    ${checksum("modpack_members", "t.modpack_id, t.user_id")},
-    ${checksum("modpack_mods", "t.id")},
-    ${checksum("mods", "t.id")},
-    ${checksum("export_configurations", "t.modpack_id")},
-    ${checksum("notifications", "t.id")},
-    ${checksum("imports", "t.id")},
-    ${checksum("exports", "t.id")}`;
-  const result = await sql.raw<Record<string, unknown>>(query).execute(runtime.database.db);
-  return result.rows[0] ?? {};
-}
 
 // ---------------------------------------------------------------------------------------------
 

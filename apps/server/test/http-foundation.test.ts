@@ -146,6 +146,7 @@ describe("production mode", () => {
     const production = await startTestService({
       env: {
         NODE_ENV: "production",
+        PUBLIC_URL: "https://modpacks.example.com",
         OAUTH_PROVIDER: "custom",
         OAUTH_CLIENT_ID: "client",
         OAUTH_CLIENT_SECRET: "secret",

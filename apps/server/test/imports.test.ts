@@ -231,7 +231,7 @@ describe("import", () => {
     process.stdout.write(
       `import of 1,200 items: ${seconds.toFixed(2)} s, ${details} detail calls + ${collections} collection call(s)\n`,
     );
-  }, 90_000);
+  }, 120_000);
 
   it("rolls a failing workshop into failed items, not a stuck worker", async () => {
     steam.items.set("101", fakeItem("101"));
@@ -283,7 +283,8 @@ describe("a worker killed mid-import", () => {
     for (const id of ids) steam.items.set(id, fakeItem(id));
     steam.collections.set("9000", ids);
 
-    const first = await startTestService({ database, env: { WORKSHOP_API_URL: steam.url } });
+    // One detail batch at a time, so the worker dies with exactly two batches stored.
+    const first = await startTestService({ database, env: { WORKSHOP_API_URL: steam.url, IMPORT_READ_AHEAD: "1" } });
     const user = await signIn(first);
     const modpackId = await createModpack(first, user);
     // The collection and two detail batches are answered; the third batch is held while the worker dies.

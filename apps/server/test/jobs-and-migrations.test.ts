@@ -26,6 +26,7 @@ describe("migrations", () => {
       "export_configurations",
       "exports",
       "imports",
+      "modpack_invitations",
       "modpack_members",
       "modpack_mods",
       "modpacks",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MOD_UPDATE_QUEUE } from "../src/jobs/queues.js";
+import { MOD_UPDATE_QUEUE } from "../src/services/ports.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -108,11 +108,15 @@ describe("the mod update job", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(state).toBe("completed");
-    expect(output).toEqual({ checked: 5, changed: 4, notified: 2 });
+    // Two change summaries, and the owner of "Second" hears that the removal broke it.
+    expect(output).toEqual({ checked: 5, changed: 4, notified: 3 });
 
-    const ownerNotes = await notificationsOf(owner);
-    expect(ownerNotes).toHaveLength(1);
-    expect(ownerNotes[0]).toMatchObject({ title: "3 mods in your modpacks changed", type: "warning" });
+    const allOwnerNotes = await notificationsOf(owner);
+    expect(allOwnerNotes.map((note) => [note.title, note.type]).sort()).toEqual([
+      ["3 mods in your modpacks changed", "warning"],
+      ['A new problem in "Second"', "error"],
+    ]);
+    const ownerNotes = allOwnerNotes.filter((note) => note.type === "warning");
     const ownerMeta = JSON.parse(ownerNotes[0]?.metadata ?? "{}");
     expect(
       ownerMeta.mods.map((mod: { workshopId: string; change: string }) => [mod.workshopId, mod.change]).sort(),

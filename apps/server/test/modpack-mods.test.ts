@@ -90,6 +90,7 @@ describe("adding and removing mods", () => {
       isActive: true,
       createdAt: expect.any(String),
       created: true,
+      dependenciesAdded: [],
     });
     const mod = (await request("GET", `/mods/${link.modId}`, undefined)).json();
     expect(mod).toMatchObject({ workshopId: "4001", platformModId: ["Mod4001"] });
@@ -117,10 +118,18 @@ describe("adding and removing mods", () => {
   it("accepts the modAttribute spelling and answers 400 with issues without a reference", async () => {
     const spelled = await request("POST", `/modpacks/${modpackId}/mods`, owner, { modAttribute: "4004" });
     expect(spelled.statusCode).toBe(201);
-    for (const payload of [{}, { modAtribute: "" }, undefined]) {
+    const cases: Array<[payload: Record<string, unknown> | undefined, message: string]> = [
+      [{}, "Required: a workshop URL, workshop id, or in-game mod id"],
+      [undefined, "Required: a workshop URL, workshop id, or in-game mod id"],
+      [{ modAtribute: "" }, "Must not be empty: give a workshop URL, workshop id, or in-game mod id"],
+      [{ modAttribute: " " }, "Must not be empty: give a workshop URL, workshop id, or in-game mod id"],
+      [{ modAtribute: 4004 }, "Must be text"],
+      [{ modAtribute: "x".repeat(501) }, "Must be at most 500 characters"],
+    ];
+    for (const [payload, message] of cases) {
       const response = await request("POST", `/modpacks/${modpackId}/mods`, owner, payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
-      expect(response.json().error.issues.length).toBeGreaterThan(0);
+      expect(response.json().error.issues, JSON.stringify(payload)).toEqual([{ path: "modAtribute", message }]);
     }
   });
 
@@ -340,14 +349,24 @@ describe("listing a modpack with 25 mods", () => {
 
   it("pages in the order mods were added, 10 a page by default", async () => {
     const first = await listMods(modpackId, owner);
-    expect(first.json().pagination).toEqual({ page: 1, limit: 10, total: 25, totalPages: 3 });
+    expect(first.json().pagination).toEqual({
+      page: 1,
+      limit: 10,
+      total: 25,
+      totalPages: 3,
+      totalExact: true,
+      nextCursor: expect.any(String),
+    });
     expect(names(first).slice(0, 3)).toEqual(["Pack Mod 25", "Pack Mod 24", "Pack Mod 23"]);
 
     const third = await listMods(modpackId, owner, "page=3");
     expect(names(third)).toEqual(["Pack Mod 05", "Pack Mod 04", "Pack Mod 03", "Pack Mod 02", "Pack Mod 01"]);
 
     const past = await listMods(modpackId, owner, "page=4");
-    expect(past.json()).toEqual({ data: [], pagination: { page: 4, limit: 10, total: 25, totalPages: 3 } });
+    expect(past.json()).toEqual({
+      data: [],
+      pagination: { page: 4, limit: 10, total: 25, totalPages: 3, totalExact: true, nextCursor: null },
+    });
 
     const desc = await listMods(modpackId, owner, "sortOrder=desc&limit=2");
     expect(names(desc)).toEqual(["Pack Mod 01", "Pack Mod 02"]);
@@ -432,12 +451,12 @@ describe("query count of GET /modpacks/{id}/mods", () => {
     );
     expect(five.result.json().data).toHaveLength(5);
     expect(fifty.result.json().data).toHaveLength(50);
-    // Session insert and lookup, the modpack rule, the page: four, whatever the size.
-    expect(five.statements).toHaveLength(4);
+    // Session insert and lookup, the modpack rule, the page and its count (side by side): five, whatever the size.
+    expect(five.statements).toHaveLength(5);
     expect(fifty.statements).toHaveLength(five.statements.length);
-    expect(five.statements.filter((text) => text.includes("modpack_mods"))).toHaveLength(1);
+    expect(five.statements.filter((text) => text.includes("modpack_mods"))).toHaveLength(2);
     console.info(
-      `GET /modpacks/{id}/mods statements: 5-mod page ${five.statements.length}, 50-mod page ${fifty.statements.length} (1 of them the page query)`,
+      `GET /modpacks/{id}/mods statements: 5-mod page ${five.statements.length}, 50-mod page ${fifty.statements.length} (2 of them the page and its count)`,
     );
   });
 });

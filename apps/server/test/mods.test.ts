@@ -188,13 +188,21 @@ describe("GET /mods", () => {
     const first = await get("/mods?search=Seeded");
     expect(first.statusCode).toBe(200);
     const body = first.json();
-    expect(body.pagination).toEqual({ page: 1, limit: 20, total: 30, totalPages: 2 });
+    expect(body.pagination).toEqual({
+      page: 1,
+      limit: 20,
+      total: 30,
+      totalPages: 2,
+      totalExact: true,
+      nextCursor: expect.any(String),
+    });
     expect(body.data).toHaveLength(20);
     expect(body.data[0]).toMatchObject({ name: "Seeded Mod 01", workshopId: "5001", platformModId: ["SeedMod1"] });
     expect(body.data[0].avatarUrl).toBe("");
     expect(Object.keys(body.data[0]).sort()).toEqual(
       [
         "avatarUrl",
+        "buildModIds",
         "createdAt",
         "description",
         "id",
@@ -211,12 +219,22 @@ describe("GET /mods", () => {
     );
 
     const last = await get("/mods?search=Seeded&limit=7&page=5");
-    expect(last.json().pagination).toEqual({ page: 5, limit: 7, total: 30, totalPages: 5 });
+    expect(last.json().pagination).toEqual({
+      page: 5,
+      limit: 7,
+      total: 30,
+      totalPages: 5,
+      totalExact: true,
+      nextCursor: null,
+    });
     expect(last.json().data.map((mod: { name: string }) => mod.name)).toEqual(["Seeded Mod 29", "Seeded Mod 30"]);
 
     const past = await get("/mods?search=Seeded&limit=7&page=9");
     expect(past.statusCode).toBe(200);
-    expect(past.json()).toEqual({ data: [], pagination: { page: 9, limit: 7, total: 30, totalPages: 5 } });
+    expect(past.json()).toEqual({
+      data: [],
+      pagination: { page: 9, limit: 7, total: 30, totalPages: 5, totalExact: true, nextCursor: null },
+    });
 
     const desc = await get("/mods?search=Seeded&sortBy=name&sortOrder=desc&limit=2");
     expect(desc.json().data.map((mod: { name: string }) => mod.name)).toEqual(["Seeded Mod 30", "Seeded Mod 29"]);
@@ -291,7 +309,14 @@ describe("GET /mods", () => {
     // Past the end of a visible modpack is an empty page, not 404.
     const past = await get(`${url}&page=3`, user.headers);
     expect(past.statusCode).toBe(200);
-    expect(past.json().pagination).toEqual({ page: 3, limit: 20, total: 2, totalPages: 1 });
+    expect(past.json().pagination).toEqual({
+      page: 3,
+      limit: 20,
+      total: 2,
+      totalPages: 1,
+      totalExact: true,
+      nextCursor: null,
+    });
 
     await db
       .insertInto("modpackMembers")
@@ -309,7 +334,10 @@ describe("GET /mods", () => {
     const empty = await post("/modpacks", user.headers, { name: "Empty pack" });
     const emptyList = await get(`/mods?modpackId=${empty.json().id}`, user.headers);
     expect(emptyList.statusCode).toBe(200);
-    expect(emptyList.json()).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+    expect(emptyList.json()).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 20, total: 0, totalPages: 0, totalExact: true, nextCursor: null },
+    });
 
     expect((await get("/mods?modpackId=00000000-0000-7000-8000-000000000000", user.headers)).statusCode).toBe(404);
     expect((await get("/mods?modpackId=nope")).statusCode).toBe(400);
@@ -436,13 +464,13 @@ describe("query count of GET /mods", () => {
     await service.runtime.jobs.stop({ graceful: true });
   });
 
-  it("sends one statement whatever the page size", async () => {
+  it("sends two statements whatever the page size: a count that stops at 1,001 rows, the page", async () => {
     const small = await statementsOf(service, () => get("/mods?search=Bulk&limit=5"));
     const large = await statementsOf(service, () => get("/mods?search=Bulk&limit=50&tags=bulk&sortBy=updatedAt"));
     expect(small.result.json().data).toHaveLength(5);
     expect(large.result.json().data).toHaveLength(50);
-    expect(small.statements).toHaveLength(1);
-    expect(large.statements).toHaveLength(1);
+    expect(small.statements).toHaveLength(2);
+    expect(large.statements).toHaveLength(2);
     console.info(`GET /mods statements: 5-mod page ${small.statements.length}, 50-mod page ${large.statements.length}`);
   });
 });

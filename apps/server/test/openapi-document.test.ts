@@ -3,6 +3,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { appRouter, exampleId, type Meta } from "@modpack/contract";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "./support/service.js";
@@ -53,7 +54,7 @@ describe("the OpenAPI document", () => {
       throw new Error(`redocly lint failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });
     expect(`${result.stdout}${result.stderr}`).toMatch(/Woohoo|valid|validated/i);
-  }, 60_000);
+  }, 120_000);
 
   it("documents every operation: id, tag, summary, who may call it, success and error responses", () => {
     const ids = new Set<string>();
@@ -84,6 +85,88 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(document.paths["/auth/tokens/{id}"]?.delete?.responses as object)).toContain("204");
     expect(document.paths["/mods/update-all"]?.post?.["x-permission"]).toBe("mod.update-all");
     expect(document.paths["/modpacks/{id}"]?.get?.security).toEqual([{ cookieAuth: [] }, { bearerAuth: [] }]);
+  });
+
+  it("gives every operation request and response examples, and every success response words", () => {
+    for (const { route, method, operation } of operations()) {
+      const where = `${method.toUpperCase()} ${route}`;
+      for (const parameter of (operation.parameters ?? []) as Array<{ in: string; example?: unknown }>) {
+        if (parameter.in === "path") expect(parameter.example, `${where} path parameter`).toEqual(exampleId);
+      }
+      const body = (operation.requestBody as { content: Record<string, { example?: unknown }> } | undefined)?.content;
+      if (body) expect(body["application/json"]?.example, `${where} request example`).toBeDefined();
+      const responses = operation.responses as Record<
+        string,
+        { description: string; content?: Record<string, { example?: unknown }> }
+      >;
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 400) continue;
+        expect(response.description, `${where} ${status}`).not.toMatch(/^(Successful response|Done; no content\.)$/);
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          expect(media.example, `${where} ${status} ${type} example`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it("has request examples that the operations' own input schemas accept", () => {
+    const procedures = Object.values(
+      appRouter._def.procedures as unknown as Record<
+        string,
+        { _def: { meta?: Meta; inputs: Array<{ safeParse(value: unknown): { success: boolean; error?: unknown } }> } }
+      >,
+    );
+    let checked = 0;
+    for (const procedure of procedures) {
+      const rest = procedure._def.meta?.openapi;
+      if (!rest) continue;
+      const operation = document.paths[rest.path]?.[rest.method.toLowerCase()] as Record<string, unknown>;
+      const body = (operation.requestBody as { content: Record<string, { example?: object }> } | undefined)?.content;
+      const pathIds = Object.fromEntries([...rest.path.matchAll(/\{(\w+)\}/g)].map((match) => [match[1], exampleId]));
+      if (!body && Object.keys(pathIds).length === 0) continue;
+      const input = { ...pathIds, ...(body?.["application/json"]?.example ?? {}) };
+      for (const schema of procedure._def.inputs) {
+        const parsed = schema.safeParse(input);
+        expect(parsed.success, `${rest.method} ${rest.path}: ${JSON.stringify(parsed.error)}`).toBe(true);
+      }
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(25);
+  });
+
+  it("lists the operation groups in the order of a user's journey", () => {
+    expect((rawDocument.tags ?? []).map((tag) => tag.name)).toEqual([
+      "Sign-in",
+      "Modpacks",
+      "Mods of a modpack",
+      "Modpack check",
+      "Members",
+      "Import",
+      "Server files",
+      "Notifications",
+      "Catalogue",
+      "Admin",
+      "Health",
+      "Documentation",
+    ]);
+    for (const { route, operation } of operations()) {
+      expect(route.startsWith("/dev-idp"), route).toBe(false);
+      expect((operation.tags as string[])[0], route).not.toBe("Development identity provider");
+    }
+  });
+
+  it("documents one required mod reference for adding a mod, and the 200 when it is already there", () => {
+    for (const route of ["/modpacks/{id}/mods", "/mods"]) {
+      const operation = document.paths[route]?.post as {
+        requestBody: { content: { "application/json": { schema: { properties: object; required: string[] } } } };
+        responses: Record<string, { description: string }>;
+      };
+      const schema = operation.requestBody.content["application/json"].schema;
+      expect(Object.keys(schema.properties), route).toEqual(["modAtribute"]);
+      expect(schema.required, route).toEqual(["modAtribute"]);
+      expect(Object.keys(operation.responses), route).toEqual(expect.arrayContaining(["200", "201"]));
+      expect(operation.responses["200"]?.description, route).toMatch(/already/);
+    }
   });
 });
 
@@ -150,5 +233,5 @@ console.log(JSON.stringify({
       refused: 400,
       issue: "name",
     });
-  }, 60_000);
+  }, 120_000);
 });

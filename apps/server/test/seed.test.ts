@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { seedDemo } from "../src/db/seed.js";
+import { seedDemo } from "../src/cli/seed.js";
 import { startTestService, type TestService } from "./support/service.js";
 
 let service: TestService;

@@ -6,7 +6,10 @@ export type {
   AdminUser,
   ApiToken,
   AppRouter,
+  CreatedMod,
   CreatedToken,
+  ErrorBody,
+  ErrorIssue,
   ExportConfiguration,
   ExportRequested,
   ExportStatus,
@@ -17,15 +20,18 @@ export type {
   MemberPermission,
   Mod,
   Modpack,
+  ModpackAccess,
   ModpackMod,
   ModpackModLink,
   ModpackSummary,
   Notification,
+  NotificationType,
   Paged,
   Pagination,
   Permission,
   Role,
   SessionInfo,
+  ShapedIssue,
   TagList,
   User,
 } from "@modpack/contract";
@@ -35,6 +41,8 @@ export {
   type ClientOptions,
   createClient,
   type ModpackClient,
+  type NotificationStream,
+  type NotificationSubscriptionOptions,
 } from "./client.js";
 export { type ApiError, type ApiErrorCode, type ApiIssue, isApiError, toApiError } from "./errors.js";
 

@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
 
 /**
- * The typed errors procedures and services throw. The server turns each into the spec's
- * error body in one place; the messages here are the ones section 7 names.
+ * The typed errors procedures and services throw. The server turns each into the service's
+ * error body in one place; the fixed messages of the 401 and the role-permission 403 are here.
  */
 export const messages = {
   unauthorized: "Unauthorized",
@@ -18,6 +18,27 @@ export const conflict = (message: string) => new TRPCError({ code: "CONFLICT", m
 export const badRequest = (message: string) => new TRPCError({ code: "BAD_REQUEST", message });
 export const unprocessable = (message: string) => new TRPCError({ code: "UNPROCESSABLE_CONTENT", message });
 export const badGateway = (message: string) => new TRPCError({ code: "BAD_GATEWAY", message });
+
+/** The cause of an error that tells the client when to try again: the server sends it as `Retry-After`. */
+export class RetryAfter extends Error {
+  override name = "RetryAfter";
+  constructor(readonly seconds: number) {
+    super(`Try again in ${seconds} s`);
+  }
+}
+
+/** 429: the caller has too much work queued; `Retry-After` says when a slot is likely free. */
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new TRPCError({ code: "TOO_MANY_REQUESTS", message, cause: new RetryAfter(retryAfterSeconds) });
+
+/** The whole seconds an error (or its cause) asks the client to wait, if it says. */
+export function retryAfterOf(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof RetryAfter) return Math.max(1, Math.ceil(current.seconds));
+    current = current.cause;
+  }
+  return undefined;
+}
 
 /** The error code the REST bodies and the typed client name for an HTTP status. */
 export const errorCodeByStatus = {

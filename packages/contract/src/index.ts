@@ -1,5 +1,6 @@
 import { adminRouter } from "./procedures/admin.js";
 import { authRouter } from "./procedures/auth.js";
+import { checksRouter } from "./procedures/checks.js";
 import { exportsRouter } from "./procedures/exports.js";
 import { healthRouter } from "./procedures/health.js";
 import { importsRouter } from "./procedures/imports.js";
@@ -8,21 +9,25 @@ import { modpackModsRouter } from "./procedures/modpack-mods.js";
 import { modpacksRouter } from "./procedures/modpacks.js";
 import { modsRouter } from "./procedures/mods.js";
 import { notificationsRouter } from "./procedures/notifications.js";
+import { withStrictInputs } from "./strict-input.js";
 import { type Meta, router } from "./trpc.js";
 
 /** The whole API. REST paths match in definition order, so static paths precede parameterized ones. */
-export const appRouter = router({
-  health: healthRouter,
-  auth: authRouter,
-  exports: exportsRouter,
-  modpacks: modpacksRouter,
-  members: membersRouter,
-  modpackMods: modpackModsRouter,
-  imports: importsRouter,
-  mods: modsRouter,
-  notifications: notificationsRouter,
-  admin: adminRouter,
-});
+export const appRouter = withStrictInputs(
+  router({
+    health: healthRouter,
+    auth: authRouter,
+    exports: exportsRouter,
+    modpacks: modpacksRouter,
+    members: membersRouter,
+    modpackMods: modpackModsRouter,
+    checks: checksRouter,
+    imports: importsRouter,
+    mods: modsRouter,
+    notifications: notificationsRouter,
+    admin: adminRouter,
+  }),
+);
 
 export type AppRouter = typeof appRouter;
 
@@ -43,6 +48,7 @@ export function allProcedureMeta(): Meta[] {
 export * from "./errors.js";
 export * from "./permissions.js";
 export * from "./schemas/admin.js";
+export * from "./schemas/check.js";
 export * from "./schemas/common.js";
 export * from "./schemas/errors.js";
 export * from "./schemas/export.js";
@@ -64,5 +70,6 @@ export {
   type Meta,
   type ModpackAccess,
   type ModpackNeed,
+  type ShapedIssue,
   type SuccessStatus,
 } from "./trpc.js";

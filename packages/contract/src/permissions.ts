@@ -1,4 +1,4 @@
-/** Roles and the permissions each holds (service interface, section 5.4), as data. */
+/** Roles and the permissions each holds, as data: the one table every permission check reads. */
 export const roles = ["user", "admin"] as const;
 export type Role = (typeof roles)[number];
 
@@ -33,6 +33,6 @@ export function roleHasPermission(role: Role, permission: Permission): boolean {
   return rolePermissions[role].includes(permission);
 }
 
-/** What a member of a modpack may be allowed to do (decisions.md, "Members"). */
+/** What a member of a modpack may be allowed to do; the owner may do all of it. */
 export const memberPermissions = ["read", "add-mod", "remove-mod", "import", "configure"] as const;
 export type MemberPermission = (typeof memberPermissions)[number];

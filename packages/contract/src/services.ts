@@ -1,4 +1,5 @@
 import type { AdminStats, AdminUser, AdminUserListInput } from "./schemas/admin.js";
+import type { ModpackCheck } from "./schemas/check.js";
 import type { MessageBody } from "./schemas/common.js";
 import type {
   ExportConfiguration,
@@ -9,10 +10,11 @@ import type {
 } from "./schemas/export.js";
 import type { Readiness } from "./schemas/health.js";
 import type { ImportStarted, ImportStatus } from "./schemas/import.js";
-import type { AddMemberInput, Member, UpdateMemberInput } from "./schemas/member.js";
+import type { AddMemberInput, Invitation, Member, UpdateMemberInput } from "./schemas/member.js";
 import type { Mod, ModListInput, ModpackMod, ModpackModLink, ModpackModListInput, TagList } from "./schemas/mod.js";
 import type {
   CreateModpackInput,
+  DuplicateModpackInput,
   Modpack,
   ModpackSummary,
   MyModpackListInput,
@@ -22,7 +24,7 @@ import type {
 import type { Notification, NotificationListInput } from "./schemas/notification.js";
 import type { Paged } from "./schemas/pagination.js";
 import type { SessionInfo } from "./schemas/session.js";
-import type { ApiToken, CreatedToken, CreateTokenInput } from "./schemas/token.js";
+import type { ApiToken, CreatedToken, CreateTokenInput, TokenListInput } from "./schemas/token.js";
 import type { Caller, ModpackAccess, ModpackNeed } from "./trpc.js";
 
 /**
@@ -36,7 +38,7 @@ export interface Services {
   auth: {
     session(caller: Caller): Promise<SessionInfo>;
     createToken(caller: Caller, input: CreateTokenInput): Promise<CreatedToken>;
-    listTokens(caller: Caller): Promise<{ tokens: ApiToken[] }>;
+    listTokens(caller: Caller, input: TokenListInput): Promise<Paged<ApiToken>>;
     revokeToken(caller: Caller, id: string): Promise<void>;
   };
   modpacks: {
@@ -49,10 +51,12 @@ export interface Services {
     update(caller: Caller, modpack: ModpackAccess, input: UpdateModpackInput): Promise<Modpack>;
     archive(caller: Caller, modpack: ModpackAccess): Promise<MessageBody>;
     restore(caller: Caller, modpack: ModpackAccess): Promise<Modpack>;
+    duplicate(caller: Caller, modpack: ModpackAccess, input: DuplicateModpackInput): Promise<Modpack>;
   };
   members: {
     list(modpack: ModpackAccess): Promise<{ members: Member[] }>;
-    add(caller: Caller, modpack: ModpackAccess, input: AddMemberInput): Promise<Member>;
+    /** By user id: a membership; by email: an invitation, the same answer whether or not the email has an account. */
+    add(caller: Caller, modpack: ModpackAccess, input: AddMemberInput): Promise<Member | Invitation>;
     update(caller: Caller, modpack: ModpackAccess, input: UpdateMemberInput): Promise<Member>;
     remove(caller: Caller, modpack: ModpackAccess, userId: string): Promise<MessageBody>;
   };
@@ -67,7 +71,12 @@ export interface Services {
   modpackMods: {
     list(modpack: ModpackAccess, input: ModpackModListInput): Promise<Paged<ModpackMod>>;
     add(caller: Caller, modpack: ModpackAccess, reference: string): Promise<ModpackModLink>;
-    remove(caller: Caller, modpack: ModpackAccess, modId: string): Promise<MessageBody>;
+    /** 409 when other active mods of the modpack require it, unless `force`. */
+    remove(caller: Caller, modpack: ModpackAccess, modId: string, options?: { force?: boolean }): Promise<MessageBody>;
+  };
+  checks: {
+    /** Whether the modpack will load on the given game version, and a load order that satisfies requirements. */
+    check(modpack: ModpackAccess, version: GameVersion): Promise<ModpackCheck>;
   };
   imports: {
     start(caller: Caller, modpack: ModpackAccess, platformUrl: string): Promise<ImportStarted>;

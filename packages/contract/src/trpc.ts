@@ -44,7 +44,7 @@ export interface ModpackAccess {
 }
 
 export type Meta = OpenApiMeta<{
-  /** The role permission the procedure needs (section 5.4); checked before anything else. */
+  /** The role permission the procedure needs (see permissions.ts); checked before anything else. */
   permission?: Permission;
   /** The HTTP status of a successful REST call. */
   successStatus?: SuccessStatus;
@@ -52,6 +52,8 @@ export type Meta = OpenApiMeta<{
   errors?: number[];
   /** The resource rule on the modpack named by the input's `id`, checked before the input is parsed. */
   modpackAccess?: ModpackNeed;
+  /** A create's 200 (the thing was already there, `created: false`), in words. */
+  alreadyThere?: string;
 }>;
 
 export interface ShapedIssue {
@@ -116,6 +118,10 @@ const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
   return next({ ctx: { modpack } });
 });
 
+/** Rewrites the raw input before it is parsed (e.g. an accepted second spelling of a field). */
+export const rewriteInput = (rewrite: (raw: unknown) => unknown) =>
+  t.middleware(async ({ getRawInput, next }) => next({ getRawInput: async () => rewrite(await getRawInput()) }));
+
 /** A public procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
 export const publicModpackProcedure = publicProcedure.use(guardModpack);
 /** A signed-in procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
@@ -128,6 +134,10 @@ interface OperationOptions {
   summary: string;
   /** What the operation does and who may call it. */
   description: string;
+  /** The success response, in words. */
+  success?: string;
+  /** For a create answering 201: the 200 it answers instead when the thing was already there, in words. */
+  alreadyThere?: string;
   operationId: string;
   permission?: Permission;
   successStatus?: SuccessStatus;
@@ -154,10 +164,12 @@ export function operation(options: OperationOptions): Meta {
       description: `${options.description}\n\n${access}${rule ? ` ${rule}` : ""}`,
       operationId: options.operationId,
       protect: !options.public,
+      ...(options.success ? { successDescription: options.success } : {}),
     },
   };
   if (options.permission) meta.permission = options.permission;
   if (options.successStatus) meta.successStatus = options.successStatus;
+  if (options.alreadyThere) meta.alreadyThere = options.alreadyThere;
   if (options.modpackAccess) {
     meta.modpackAccess = options.modpackAccess;
     meta.errors = [...new Set([...(options.errors ?? []), 404, ...(options.modpackAccess === "public" ? [] : [403])])];

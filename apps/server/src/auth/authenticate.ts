@@ -1,7 +1,7 @@
 import type { Caller } from "@modpack/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
-import type { Authenticate } from "../http/app.js";
+import type { Authenticate } from "../edge/routes.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
 import { API_TOKEN_PREFIX } from "./secrets.js";
 import type { SessionStore, ValidCredential } from "./sessions.js";
@@ -26,10 +26,11 @@ function toCaller(credential: ValidCredential): Caller {
 /**
  * Resolves the caller from `Authorization: Bearer` (an API token or a session token) or the
  * session cookie. A valid cookie session is slid forward and its cookie re-sent; a dead one is cleared.
+ * Each request is resolved once.
  */
 export function createAuthenticate(store: SessionStore, config: Config): Authenticate {
   const cookieOptions = sessionCookieOptions(config);
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  const resolve = async (request: FastifyRequest, reply: FastifyReply) => {
     const bearer = bearerToken(request);
     if (bearer !== undefined) {
       const credential = bearer.startsWith(API_TOKEN_PREFIX)
@@ -46,5 +47,15 @@ export function createAuthenticate(store: SessionStore, config: Config): Authent
     }
     reply.setCookie(SESSION_COOKIE, cookie, cookieOptions);
     return toCaller(credential);
+  };
+  // One answer per request, however many layers ask (the rate limiter, then the procedure).
+  const resolved = new WeakMap<FastifyRequest, Promise<Caller | null>>();
+  return (request, reply) => {
+    let caller = resolved.get(request);
+    if (!caller) {
+      caller = resolve(request, reply);
+      resolved.set(request, caller);
+    }
+    return caller;
   };
 }

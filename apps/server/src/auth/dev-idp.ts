@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { LRUCache } from "lru-cache";
 import type { Config } from "../config.js";
-import type { RouteModule } from "../http/app.js";
-import { errorBody } from "../http/errors.js";
-import type { OpenApiPaths } from "../http/openapi.js";
+import { httpError, sendError } from "../edge/errors.js";
+import type { RouteModule } from "../edge/routes.js";
 import type { ProviderConfig } from "./providers.js";
 import { generateSecret } from "./secrets.js";
 
@@ -39,28 +39,21 @@ export interface DevIdentityProvider {
   routes: RouteModule;
 }
 
-/** A small map whose entries expire; the oldest entry is dropped when it is full. */
+/** Codes or tokens that expire at their `expiresAt`, each used once or until then; the least recently used go first when full. */
 function expiringMap<T extends { expiresAt: number }>(now: () => number) {
-  const entries = new Map<string, T>();
+  const entries = new LRUCache<string, T>({ max: MAX_ENTRIES, perf: { now }, ttlResolution: 0 });
   return {
     set(key: string, value: T) {
-      const at = now();
-      for (const [k, entry] of entries) if (entry.expiresAt <= at) entries.delete(k);
-      if (entries.size >= MAX_ENTRIES) {
-        const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
-      }
-      entries.set(key, value);
+      entries.set(key, value, { ttl: Math.max(1, value.expiresAt - now()) });
     },
     /** Removes and answers the live entry under `key` (one use). */
     take(key: string): T | undefined {
       const entry = entries.get(key);
       entries.delete(key);
-      return entry && entry.expiresAt > now() ? entry : undefined;
+      return entry;
     },
     get(key: string): T | undefined {
-      const entry = entries.get(key);
-      return entry && entry.expiresAt > now() ? entry : undefined;
+      return entries.get(key);
     },
   };
 }
@@ -114,6 +107,9 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   const clientSecret = generateSecret();
   const callbackUrl = `${config.publicUrl}/auth/idp/callback`;
   const publicOrigin = new URL(config.publicUrl).origin;
+  // The form's POST is redirected to the callback and from there to `redirectTo`, which may be a
+  // front-end in ORIGIN_ALLOWED: browsers apply form-action to every hop of those redirects.
+  const formTargets = [publicOrigin, ...config.originsAllowed].join(" ");
   const codes = expiringMap<IssuedCode>(now);
   const tokens = expiringMap<IssuedToken>(now);
 
@@ -166,7 +162,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     reply
       .header(
         "content-security-policy",
-        `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${publicOrigin}; frame-ancestors 'none'; base-uri 'none'`,
+        `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTargets}; frame-ancestors 'none'; base-uri 'none'`,
       )
       .header("cache-control", "no-store")
       .header("x-frame-options", "DENY")
@@ -220,7 +216,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     app.get(`${DEV_IDP_PREFIX}/authorize`, async (request, reply) => {
       const authorize = readAuthorizeRequest(request.query);
       if (typeof authorize === "string") {
-        return reply.code(400).send(errorBody({ status: 400, message: `Invalid authorization request: ${authorize}` }));
+        return sendError(reply, httpError(400, `Invalid authorization request: ${authorize}`));
       }
       return page(reply, authorize, { name: "", email: "" });
     });
@@ -228,7 +224,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     app.post(`${DEV_IDP_PREFIX}/authorize`, async (request, reply) => {
       const authorize = readAuthorizeRequest(request.body);
       if (typeof authorize === "string") {
-        return reply.code(400).send(errorBody({ status: 400, message: `Invalid authorization request: ${authorize}` }));
+        return sendError(reply, httpError(400, `Invalid authorization request: ${authorize}`));
       }
       const name = (field(request.body, "name") ?? "").trim();
       const email = (field(request.body, "email") ?? "").trim();
@@ -305,191 +301,6 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     });
   };
 
-  return { provider, routes: { plugin, paths: devIdpPaths } };
+  // Its routes are the provider's own protocol, not the service's API: none is in the OpenAPI document.
+  return { provider, routes: { plugin, paths: {} } };
 }
-
-const tags = ["Development identity provider"];
-const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
-const oauthErrorContent = {
-  "application/json": {
-    schema: {
-      type: "object" as const,
-      required: ["error"],
-      properties: { error: { type: "string" as const, example: "invalid_grant" } },
-    },
-  },
-};
-const authorizeParameters = [
-  ["response_type", "Must be `code`."],
-  ["client_id", "The development client id."],
-  ["redirect_uri", "Must be `<PUBLIC_URL>/auth/idp/callback`."],
-  ["state", "Returned unchanged with the code."],
-  ["code_challenge", "BASE64URL(SHA-256(code_verifier)), 43 characters."],
-  ["code_challenge_method", "Must be `S256`."],
-  ["scope", "Ignored; any scopes are granted."],
-].map(([name, description]) => ({
-  name: name as string,
-  in: "query" as const,
-  required: name !== "scope",
-  description: description as string,
-  schema: { type: "string" as const },
-}));
-const formSchema = (properties: Record<string, string>, required: string[]) => ({
-  "application/x-www-form-urlencoded": {
-    schema: {
-      type: "object" as const,
-      required,
-      properties: Object.fromEntries(
-        Object.entries(properties).map(([name, description]) => [name, { type: "string" as const, description }]),
-      ),
-    },
-  },
-});
-const note =
-  " Served only when OAUTH_PROVIDER is unset and NODE_ENV is not `production`; the sign-in routes use it exactly like a real provider.\n\nPublic: called by the browser and the service during sign-in, with no session.";
-
-const devIdpPaths: OpenApiPaths = {
-  [`${DEV_IDP_PREFIX}/authorize`]: {
-    get: {
-      tags,
-      operationId: "devIdpAuthorizePage",
-      summary: "Development sign-in page",
-      description: `The development identity provider's authorization endpoint: an HTML form asking for a name and an email.${note}`,
-      security: [],
-      parameters: authorizeParameters,
-      responses: {
-        "200": { description: "The sign-in form", content: { "text/html": { schema: { type: "string" } } } },
-        "400": { description: "A parameter of the authorization request is invalid.", content: errorContent },
-      },
-    },
-    post: {
-      tags,
-      operationId: "devIdpAuthorize",
-      summary: "Submit the development sign-in form",
-      description: `Issues a one-time authorization code (valid 2 minutes) bound to the code challenge, the redirect URI and the typed identity, and redirects to \`redirect_uri?code&state\`. The same email is always the same user.${note}`,
-      security: [],
-      requestBody: {
-        required: true,
-        content: formSchema(
-          {
-            response_type: "`code`",
-            client_id: "The development client id",
-            redirect_uri: "`<PUBLIC_URL>/auth/idp/callback`",
-            state: "The client's state",
-            code_challenge: "The S256 code challenge",
-            code_challenge_method: "`S256`",
-            name: "Display name, 1-100 characters",
-            email: "Email address",
-          },
-          [
-            "response_type",
-            "client_id",
-            "redirect_uri",
-            "state",
-            "code_challenge",
-            "code_challenge_method",
-            "name",
-            "email",
-          ],
-        ),
-      },
-      responses: {
-        "302": { description: "Back to the service's callback with `code` and `state`." },
-        "400": {
-          description:
-            "An invalid authorization request (JSON error body), or a missing name or email (the form again, as HTML).",
-          content: { ...errorContent, "text/html": { schema: { type: "string" } } },
-        },
-      },
-    },
-  },
-  [`${DEV_IDP_PREFIX}/token`]: {
-    post: {
-      tags,
-      operationId: "devIdpToken",
-      summary: "Development token endpoint",
-      description: `Exchanges an authorization code for an access token (valid 10 minutes). Client credentials by HTTP Basic; checks that SHA-256(code_verifier) matches the code challenge and that redirect_uri matches. Codes work once. Errors use the OAuth 2.0 error body.${note}`,
-      security: [],
-      requestBody: {
-        required: true,
-        content: formSchema(
-          {
-            grant_type: "`authorization_code`",
-            code: "The authorization code",
-            redirect_uri: "The redirect URI of the authorization request",
-            code_verifier: "The PKCE code verifier",
-          },
-          ["grant_type", "code", "redirect_uri", "code_verifier"],
-        ),
-      },
-      responses: {
-        "200": {
-          description: "The access token",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["access_token", "token_type", "expires_in"],
-                properties: {
-                  access_token: { type: "string" },
-                  token_type: { type: "string", enum: ["Bearer"] },
-                  expires_in: { type: "integer", example: ACCESS_TOKEN_TTL_SECONDS },
-                },
-              },
-            },
-          },
-        },
-        "400": {
-          description: "`invalid_request`, `unsupported_grant_type` or `invalid_grant`.",
-          content: oauthErrorContent,
-        },
-        "401": { description: "`invalid_client`: wrong HTTP Basic client credentials.", content: oauthErrorContent },
-      },
-    },
-  },
-  [`${DEV_IDP_PREFIX}/userinfo`]: {
-    get: {
-      tags,
-      operationId: "devIdpUserinfo",
-      summary: "Development userinfo endpoint",
-      description: `The identity behind an access token, sent as \`Authorization: Bearer <access_token>\`.${note}`,
-      security: [],
-      responses: {
-        "200": {
-          description: "The identity",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["sub", "name", "email", "picture"],
-                properties: {
-                  sub: { type: "string" },
-                  name: { type: "string" },
-                  email: { type: "string" },
-                  picture: { type: "string", format: "uri" },
-                },
-              },
-            },
-          },
-        },
-        "401": {
-          description: "`invalid_token`: a missing, unknown or expired access token.",
-          content: oauthErrorContent,
-        },
-      },
-    },
-  },
-  [`${DEV_IDP_PREFIX}/avatar.svg`]: {
-    get: {
-      tags,
-      operationId: "devIdpAvatar",
-      summary: "Development avatar",
-      description: `A generated SVG avatar with the name's initial, used as the development identity's \`picture\`.${note}`,
-      security: [],
-      parameters: [{ name: "name", in: "query", required: false, schema: { type: "string" } }],
-      responses: {
-        "200": { description: "An SVG image", content: { "image/svg+xml": { schema: { type: "string" } } } },
-      },
-    },
-  },
-};

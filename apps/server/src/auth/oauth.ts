@@ -12,9 +12,9 @@ import {
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
-import type { RouteModule } from "../http/app.js";
-import { errorBody } from "../http/errors.js";
-import type { OpenApiPaths } from "../http/openapi.js";
+import { sendError } from "../edge/errors.js";
+import type { OpenApiPaths, RouteModule } from "../edge/routes.js";
+import { acceptInvitations } from "../services/members.js";
 import { upsertSignedInUser } from "./accounts.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
 import { devIdentityProvider } from "./dev-idp.js";
@@ -286,7 +286,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
   const fail = (request: FastifyRequest, reply: FastifyReply, error: SignInError) => {
     request.log.warn({ status: error.status, reason: error.reason }, "sign-in failed");
     clearStateCookie(reply);
-    return reply.code(error.status).send(errorBody({ status: error.status, message: error.message }));
+    return sendError(reply, error);
   };
 
   const plugin: FastifyPluginAsync = async (app) => {
@@ -373,6 +373,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
         const profile = await fetchProfile(provider, accessToken);
         const signedIn = await upsertSignedInUser(db, provider.name, profile, config.adminEmails);
         userId = signedIn.userId;
+        if (profile.email && profile.emailVerified) await acceptInvitations(db, userId, profile.email);
         // A role raised by ADMIN_EMAILS applies to the user's other, already cached, credentials too.
         if (signedIn.previousRole) await revocations.publish(`user:${userId}`);
       } catch (error) {
@@ -395,7 +396,7 @@ const errorContent = { "application/json": { schema: { $ref: "#/components/schem
 const signInPaths: OpenApiPaths = {
   "/auth/idp": {
     get: {
-      tags: ["Auth"],
+      tags: ["Sign-in"],
       operationId: "startSignIn",
       summary: "Start signing in",
       description:
@@ -424,7 +425,7 @@ const signInPaths: OpenApiPaths = {
   },
   [CALLBACK_PATH]: {
     get: {
-      tags: ["Auth"],
+      tags: ["Sign-in"],
       operationId: "completeSignIn",
       summary: "Complete signing in (OAuth callback)",
       description:

@@ -113,7 +113,7 @@ function isFalse(value: unknown): boolean {
 }
 
 /**
- * Maps a userinfo response to a profile (decisions.md, "Sign-in"): id from `sub` or `id` (numbers
+ * Maps a userinfo response to a profile: id from `sub` or `id` (numbers
  * become strings); name from `name`, `global_name`, `username` or `login`; `email`; image from
  * `picture` or `avatar_url`, or for Discord the CDN URL built from `id` and the `avatar` hash.
  * Throws ProviderError when there is no usable id.

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Config } from "../config.js";
-import type { RouteModule } from "../http/app.js";
+import type { RouteModule } from "../edge/routes.js";
 import { bearerToken } from "./authenticate.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
 import type { RevocationChannel } from "./revocations.js";
@@ -33,7 +33,7 @@ export function signOutRoutes(deps: AuthRouteDependencies): RouteModule {
     paths: {
       "/auth/sign-out": {
         post: {
-          tags: ["Auth"],
+          tags: ["Sign-in"],
           operationId: "signOut",
           summary: "Sign out",
           description:

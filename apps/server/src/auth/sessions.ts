@@ -1,4 +1,5 @@
 import type { Role } from "@modpack/contract";
+import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
 import { API_TOKEN_PREFIX, generateSecret, hashSecret } from "./secrets.js";
 
@@ -27,7 +28,6 @@ interface CacheEntry {
   expiresAt: number;
   /** For sessions: the expiry last written to the database; for tokens: when last_used_at was written. */
   written: number;
-  cachedAt: number;
 }
 
 export interface SessionStore {
@@ -36,34 +36,32 @@ export interface SessionStore {
   validateSession(token: string): Promise<ValidCredential | null>;
   /** Checks an API token and records its use; null when unknown, expired or revoked. */
   validateApiToken(token: string): Promise<ValidCredential | null>;
+  /** Creates an API token; null when the user already holds `maxLive` unexpired ones. */
   createApiToken(
     userId: string,
     name: string,
     expiresInDays: number,
-  ): Promise<{ token: string; id: string; createdAt: Date; expiresAt: Date }>;
+    maxLive?: number,
+  ): Promise<{ token: string; id: string; createdAt: Date; expiresAt: Date } | null>;
   /** Forgets cached entries for `session:<id>`, `token:<id>` or `user:<id>`; called by the revocation channel. */
   evict(key: string): void;
   /** Forgets everything cached (after a gap in revocation messages). */
   clear(): void;
+  /** The current expiry of a session (slid by its latest use) or token and its user's role; null when gone. */
+  current(kind: "session" | "token", id: string): Promise<{ expiresAt: number; role: Role } | null>;
 }
 
 /** Sessions and API tokens: only hashes stored, lookups cached, expiry sliding. `now` is the clock. */
 export function createSessionStore(db: Db, now: () => number = Date.now): SessionStore {
-  const cache = new Map<string, CacheEntry>();
-
-  const remember = (hash: string, entry: CacheEntry) => {
-    if (cache.size >= CACHE_MAX_ENTRIES) {
-      const oldest = cache.keys().next().value;
-      if (oldest !== undefined) cache.delete(oldest);
-    }
-    cache.set(hash, entry);
-  };
-
-  /** The cached entry when it is young enough to trust, else undefined. */
-  const cached = (hash: string, at: number): CacheEntry | undefined => {
-    const entry = cache.get(hash);
-    return entry && at - entry.cachedAt < CACHE_TTL_MS ? entry : undefined;
-  };
+  // Lookups by token hash: trusted for CACHE_TTL_MS from when they were read, least recently used
+  // dropped first when full. A stale entry stays readable with `peek` (its sliding expiry) until replaced.
+  const cache = new LRUCache<string, CacheEntry>({
+    max: CACHE_MAX_ENTRIES,
+    ttl: CACHE_TTL_MS,
+    perf: { now },
+    ttlResolution: 0,
+    noDeleteOnStaleGet: true,
+  });
 
   return {
     async createSession(userId) {
@@ -81,9 +79,9 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
       if (token.length < 20 || token.length > 200 || token.startsWith(API_TOKEN_PREFIX)) return null;
       const hash = hashSecret(token);
       const at = now();
-      let entry = cached(hash, at);
+      let entry = cache.get(hash);
       if (!entry) {
-        const previous = cache.get(hash);
+        const previous = cache.peek(hash, { allowStale: true });
         const row = await db
           .selectFrom("sessions")
           .innerJoin("users", "users.id", "sessions.userId")
@@ -104,9 +102,8 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
           role: row.role,
           expiresAt,
           written: stored,
-          cachedAt: at,
         };
-        remember(hash, entry);
+        cache.set(hash, entry);
       }
       if (entry.expiresAt <= at) {
         cache.delete(hash);
@@ -135,7 +132,7 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
       if (!token.startsWith(API_TOKEN_PREFIX) || token.length > 200) return null;
       const hash = hashSecret(token);
       const at = now();
-      let entry = cached(hash, at);
+      let entry = cache.get(hash);
       if (!entry) {
         const row = await db
           .selectFrom("apiTokens")
@@ -154,9 +151,8 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
           role: row.role,
           expiresAt: row.expiresAt.getTime(),
           written: row.lastUsedAt?.getTime() ?? 0,
-          cachedAt: at,
         };
-        remember(hash, entry);
+        cache.set(hash, entry);
       }
       if (entry.expiresAt <= at) {
         cache.delete(hash);
@@ -179,26 +175,63 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
       };
     },
 
-    async createApiToken(userId, name, expiresInDays) {
+    async createApiToken(userId, name, expiresInDays, maxLive) {
       const token = generateSecret(API_TOKEN_PREFIX);
       const expiresAt = new Date(now() + expiresInDays * 24 * 60 * 60 * 1000);
-      const row = await db
-        .insertInto("apiTokens")
-        .values({ userId, name, tokenHash: hashSecret(token), expiresAt })
-        .returning(["id", "createdAt"])
-        .executeTakeFirstOrThrow();
-      return { token, id: row.id, createdAt: row.createdAt, expiresAt };
+      // The user's row is locked while counting, so concurrent creations cannot pass the bound together.
+      return db.transaction().execute(async (trx) => {
+        if (maxLive !== undefined) {
+          await trx.selectFrom("users").select("id").where("id", "=", userId).forUpdate().execute();
+          const live = await trx
+            .selectFrom("apiTokens")
+            .select((eb) => eb.fn.countAll<number>().as("count"))
+            .where("userId", "=", userId)
+            .where("expiresAt", ">", new Date(now()))
+            .executeTakeFirstOrThrow();
+          if (Number(live.count) >= maxLive) return null;
+        }
+        const row = await trx
+          .insertInto("apiTokens")
+          .values({ userId, name, tokenHash: hashSecret(token), expiresAt })
+          .returning(["id", "createdAt"])
+          .executeTakeFirstOrThrow();
+        return { token, id: row.id, createdAt: row.createdAt, expiresAt };
+      });
     },
 
     evict(key) {
       const [kind, id] = key.split(":");
-      for (const [hash, entry] of cache) {
+      for (const [hash, entry] of [...cache.entries()]) {
         if ((kind === "user" && entry.userId === id) || (entry.kind === kind && entry.id === id)) cache.delete(hash);
       }
     },
 
     clear() {
       cache.clear();
+    },
+
+    async current(kind, id) {
+      const row =
+        kind === "session"
+          ? await db
+              .selectFrom("sessions")
+              .innerJoin("users", "users.id", "sessions.userId")
+              .select(["sessions.expiresAt", "users.role"])
+              .where("sessions.id", "=", id)
+              .executeTakeFirst()
+          : await db
+              .selectFrom("apiTokens")
+              .innerJoin("users", "users.id", "apiTokens.userId")
+              .select(["apiTokens.expiresAt", "users.role"])
+              .where("apiTokens.id", "=", id)
+              .executeTakeFirst();
+      if (!row?.expiresAt) return null;
+      // A session's stored expiry lags its use by up to the write interval; the cache knows the latest.
+      let expiresAt = row.expiresAt.getTime();
+      for (const entry of cache.values()) {
+        if (entry.kind === kind && entry.id === id) expiresAt = Math.max(expiresAt, entry.expiresAt);
+      }
+      return expiresAt > now() ? { expiresAt, role: row.role } : null;
     },
   };
 }

@@ -1,4 +1,11 @@
-import { mkdir } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { connect, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
@@ -15,7 +22,28 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir?: string | undefined;
   poolSize?: number | undefined;
+  /** Postgres: longest a statement may run before the server cancels it (0: no limit). */
+  statementTimeoutMs?: number | undefined;
+  /** Postgres: longest a query waits for a free pooled connection (or a new one to connect). */
+  poolTimeoutMs?: number | undefined;
+  /**
+   * A gzipped tarball of an initialized, migrated embedded database (`pnpm build` makes one beside
+   * the built server). A new `dataDir` starts as a copy of it instead of running initdb; a missing
+   * file is no error.
+   */
+  template?: string | undefined;
 }
+
+/** Another process holds the embedded database's directory. */
+export class DatabaseInUseError extends Error {
+  override name = "DatabaseInUseError";
+}
+
+/**
+ * Postgres settings of the embedded database: it serves one process, so 16 MB of shared buffers
+ * (Postgres's default is 128 MB) keep its memory small; the rest are PGlite's own defaults.
+ */
+const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
 
 // Return timestamps as Date and bigint counts as numbers (counts never exceed 2^53 here).
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -27,11 +55,16 @@ pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const plugins = [new CamelCasePlugin()];
   if (options.databaseUrl) {
+    // One slow query never takes the others down: each statement is cancelled after the timeout
+    // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT
+    // compilation only costs an OLTP service's short queries time.
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: 30_000,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: options.poolTimeoutMs ?? 5_000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      options: "-c jit=off",
     });
     // An idle client that loses its server (restart, pg_terminate_backend) is dropped, not fatal.
     pool.on("error", () => {});
@@ -51,18 +84,132 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   }
   const dataDir = options.dataDir ?? ".data";
-  if (!dataDir.startsWith("memory://")) await mkdir(dataDir, { recursive: true });
-  // pg_trgm backs the search indexes of migration 0002.
-  const pglite = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  const lock = inMemory ? undefined : await lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    const isNew = !inMemory && !existsSync(path.join(dataDir, "PG_VERSION"));
+    if (isNew && options.template && existsSync(options.template)) await extractTemplate(options.template, dataDir);
+    // pg_trgm backs the search indexes of migration 0002.
+    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams: embeddedStartParams });
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new SerialPGliteDialect({ pglite }), plugins });
   return {
     kind: "pglite",
     db,
     pglite,
     close: async () => {
-      await db.destroy();
-      if (!pglite.closed) await pglite.close();
+      try {
+        await db.destroy();
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        await lock?.release();
+      }
     },
+  };
+}
+
+/**
+ * Writes the template's files into a new data directory: a gzipped tar (what PGlite's `dumpDataDir`
+ * writes) of plain files and directories. Native gunzip and plain writes take a fraction of the
+ * time PGlite's own `loadDataDir` takes, which extracts through its WebAssembly file system.
+ */
+async function extractTemplate(template: string, dataDir: string): Promise<void> {
+  const tar = await promisify(gunzip)(await readFile(template));
+  const text = (from: number, length: number) => {
+    const field = tar.subarray(from, from + length);
+    const end = field.indexOf(0);
+    return field.subarray(0, end < 0 ? length : end).toString("utf8");
+  };
+  const root = path.resolve(dataDir);
+  let offset = 0;
+  while (offset + 512 <= tar.length && tar[offset] !== 0) {
+    const name = `${text(offset + 345, 155)}${text(offset, 100)}`;
+    const mode = Number.parseInt(text(offset + 100, 8).trim() || "0", 8) & 0o777;
+    const size = Number.parseInt(text(offset + 124, 12).trim() || "0", 8);
+    const type = String.fromCharCode(tar[offset + 156] ?? 0);
+    const target = path.resolve(root, `.${path.posix.sep}${name}`);
+    if (target !== root && !target.startsWith(`${root}${path.sep}`))
+      throw new Error(`template entry outside the data directory: ${name}`);
+    const body = tar.subarray(offset + 512, offset + 512 + size);
+    if (type === "5") {
+      await mkdir(target, { recursive: true, mode: mode || 0o700 });
+    } else if (type === "0" || type === "\0") {
+      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      await writeFile(target, body, { mode: mode || 0o600 });
+      await chmod(target, mode || 0o600);
+    } else {
+      throw new Error(`template entry of unsupported type ${JSON.stringify(type)}: ${name}`);
+    }
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+}
+
+/**
+ * Makes `dataDir` this process's alone, for as long as it runs: PGlite has no lock of its own, and
+ * two processes writing one data directory lose data. The lock is a Unix socket (a named pipe on
+ * Windows) this process listens on: the kernel frees it when the process ends, however it ends, and
+ * a socket file left behind by a killed process refuses connections, so it is told apart from a
+ * live one.
+ */
+async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> }> {
+  const absolute = path.resolve(dataDir);
+  const digest = createHash("sha256").update(absolute).digest("hex").slice(0, 24);
+  const inside = path.join(absolute, ".lock.sock");
+  // A socket's path is limited to about 100 bytes; a deeper data directory locks through the temp dir.
+  const address =
+    process.platform === "win32"
+      ? `\\\\.\\pipe\\modpack-data-${digest}`
+      : Buffer.byteLength(inside) <= 100
+        ? inside
+        : path.join(tmpdir(), `modpack-data-${digest}.sock`);
+  const inUse = () =>
+    new DatabaseInUseError(
+      `The embedded database in ${absolute} is in use by another process (a running server or a db: command): stop it first, or set DATA_DIR to another directory`,
+    );
+  const listen = () =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createServer((socket) => socket.destroy());
+      server.once("error", reject);
+      server.listen(address, () => {
+        server.off("error", reject);
+        // The lock never keeps the process alive on its own.
+        server.unref();
+        resolve(server);
+      });
+    });
+  let server: Server;
+  try {
+    server = await listen();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    if (process.platform === "win32") throw inUse();
+    const alive = await new Promise<boolean>((resolve) => {
+      const probe = connect(address);
+      probe.once("connect", () => {
+        probe.destroy();
+        resolve(true);
+      });
+      probe.once("error", () => resolve(false));
+    });
+    if (alive) throw inUse();
+    // Left behind by a process that is gone: take it over.
+    await rm(address, { force: true });
+    try {
+      server = await listen();
+    } catch {
+      throw inUse();
+    }
+  }
+  return {
+    release: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { CheckFinding } from "@modpack/contract";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
@@ -69,6 +70,16 @@ export interface ModpackMembersTable {
   updatedAt: Timestamp;
 }
 
+export interface ModpackInvitationsTable {
+  modpackId: string;
+  /** Lower-cased. */
+  email: string;
+  permission: string[];
+  invitedBy: string;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
 export interface ModsTable {
   id: Generated<string>;
   workshopId: string;
@@ -76,6 +87,10 @@ export interface ModsTable {
   description: Generated<string>;
   avatarUrl: string | null;
   platformModIds: Generated<string[]>;
+  /** The ids named for Build 41; null when only `platformModIds` is known (both builds). */
+  modIdsB41: string[] | null;
+  /** The ids named for Build 42; null when only `platformModIds` is known (both builds). */
+  modIdsB42: string[] | null;
   mapFolders: Generated<string[]>;
   requiredWorkshopIds: Generated<string[]>;
   tags: Generated<string[]>;
@@ -111,6 +126,7 @@ export interface NotificationsTable {
 export interface ImportFailure {
   workshopId: string;
   reason: string;
+  detail?: string;
 }
 
 export interface ImportsTable {
@@ -140,6 +156,8 @@ export interface ExportsTable {
   fileName: string | null;
   content: string | null;
   error: string | null;
+  /** The check's errors and warnings when the file was generated. */
+  findings: Json<CheckFinding[]>;
   createdAt: CreatedAt;
   finishedAt: NullableTimestamp;
 }
@@ -147,7 +165,7 @@ export interface ExportsTable {
 export interface ExportConfigurationsTable {
   modpackId: string;
   modsOrder: string[];
-  modConfig: Json<Record<string, { selectedPlatformModIds: string[] }>>;
+  modConfig: Json<Record<string, { selectedPlatformModIds: string[]; customPlatformModIds?: string[] }>>;
   updatedBy: string | null;
   updatedAt: Timestamp;
 }
@@ -159,6 +177,7 @@ export interface Database {
   apiTokens: ApiTokensTable;
   modpacks: ModpacksTable;
   modpackMembers: ModpackMembersTable;
+  modpackInvitations: ModpackInvitationsTable;
   mods: ModsTable;
   modpackMods: ModpackModsTable;
   notifications: NotificationsTable;

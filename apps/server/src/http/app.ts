@@ -1,33 +1,21 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
 import fastifyCors from "@fastify/cors";
-import { appRouter, type Caller, type Context, procedureMeta, type Services } from "@modpack/contract";
+import { appRouter, type Context, procedureMeta, type Services } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyReply,
-  type FastifyRequest,
-} from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { fastifyTRPCOpenApiPlugin, type OpenAPIObject } from "trpc-to-openapi";
-import { SESSION_COOKIE } from "../auth/cookies.js";
-import { redactedLogPaths, serializeRequest } from "../auth/log-redaction.js";
 import type { Config } from "../config.js";
-import { codeForStatus, errorBody, isDatabaseUnavailable } from "./errors.js";
-import { buildOpenApiDocument, type OpenApiPaths } from "./openapi.js";
+import { describeError, httpError, isDatabaseUnavailable, prepareError, sendError } from "../edge/errors.js";
+import { redactedLogPaths, serializeRequest } from "../edge/log-redaction.js";
+import { type Authenticate, type OpenApiPaths, type RouteModule, SESSION_COOKIE } from "../edge/routes.js";
+import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { registerRateLimits } from "./rate-limit.js";
+import { trpcResponseMeta } from "./retry-after.js";
 
 export const BODY_LIMIT = 1024 * 1024;
-
-/** Resolves the caller of a request from its credentials; may refresh the session cookie on the reply. */
-export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<Caller | null>;
-
-/** Plain Fastify routes (redirects, downloads, streams) with their OpenAPI paths. */
-export interface RouteModule {
-  plugin: FastifyPluginAsync;
-  paths: OpenApiPaths;
-}
 
 export interface AppDependencies {
   config: Config;
@@ -56,14 +44,22 @@ const DRAIN_TIMEOUT_MS = 15_000;
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** True when a parsed body, query or params value holds a NUL character in any key or string. */
-function containsNul(value: unknown, depth = 0): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (value === null || typeof value !== "object" || depth > 100) return false;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes("\u0000") || containsNul(item, depth + 1)) return true;
-  }
-  return false;
+const UUID_SEGMENT = "[0-9a-fA-F-]{36}";
+/**
+ * Cache-Control of the cacheable reads: the same for every caller (public lists, the catalogue)
+ * or depending on who asks (a modpack, a modpack's mods, the catalogue filtered by a modpack).
+ * Both revalidate each time (`no-cache`): the ETag makes that a 304 when nothing changed.
+ */
+const cacheableReads: [RegExp, string][] = [
+  [/^\/modpacks\/public(?:\?|$)/, "public, no-cache"],
+  [/^\/mods\?(?:.*&)?modpackId=/, "private, no-cache"],
+  [/^\/mods(?:\/tags)?(?:\?|$)/, "public, no-cache"],
+  [new RegExp(`^/mods/${UUID_SEGMENT}(?:\\?|$)`), "public, no-cache"],
+  [new RegExp(`^/modpacks/${UUID_SEGMENT}(?:/mods)?(?:\\?|$)`), "private, no-cache"],
+];
+
+function cacheControlFor(url: string): string | undefined {
+  return cacheableReads.find(([pattern]) => pattern.test(url))?.[1];
 }
 
 /**
@@ -91,8 +87,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     routerOptions: { ignoreTrailingSlash: true },
     // A URL the router cannot decode (e.g. `%ED%BF%BF`) is answered here, not by the error handler.
     frameworkErrors: (error, _request, reply) => {
-      const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 400;
-      (reply as FastifyReply).code(status).send(errorBody({ status, message: error.message }));
+      sendError(
+        reply as FastifyReply,
+        httpError(error.statusCode && error.statusCode >= 400 ? error.statusCode : 400, error.message),
+      );
     },
   });
 
@@ -141,17 +139,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     if (!origin || allowedOrigins.has(origin)) return;
     if (request.headers.authorization?.toLowerCase().startsWith("bearer ")) return;
     if (!request.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return;
-    return reply
-      .code(403)
-      .send(errorBody({ status: 403, message: `Cross-site request from ${origin} refused`, code: "FORBIDDEN" }));
+    return sendError(reply, httpError(403, `Cross-site request from ${origin} refused`));
   });
 
   // Postgres text cannot hold NUL: a request carrying one is refused before any procedure runs.
   app.addHook("preValidation", async (request, reply) => {
-    if (!containsNul(request.params) && !containsNul(request.query) && !containsNul(request.body)) return;
-    return reply
-      .code(400)
-      .send(errorBody({ status: 400, message: "Text must not contain the NUL character (\\u0000)" }));
+    if (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body)) return;
+    return sendError(reply, httpError(400, "Text must not contain the NUL character (\\u0000)"));
   });
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
@@ -160,41 +154,37 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      const error = new Error("Malformed JSON in request body") as Error & { statusCode: number };
-      error.statusCode = 400;
-      done(error, undefined);
+      done(null, parseJsonBody(text));
+    } catch (error) {
+      done(error as JsonBodyError, undefined);
     }
   });
 
   await app.register(fastifyCookie);
+  await registerRateLimits(app, { limits: config.limits, authenticate: deps.authenticate });
   await app.register(fastifyCors, {
     origin: (origin, callback) => callback(null, origin === undefined || allowedOrigins.has(origin)),
     credentials: true,
     methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
     allowedHeaders: ["Content-Type", "Authorization"],
-    exposedHeaders: ["Content-Disposition", "X-Request-Id"],
+    exposedHeaders: [
+      "Content-Disposition",
+      "X-Request-Id",
+      "Retry-After",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+    ],
     maxAge: 600,
     strictPreflight: false,
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-    let status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
-    if (status === 500 && isDatabaseUnavailable(error)) status = 503;
-    if (status >= 500) request.log.error({ err: error }, "request failed");
-    const message =
-      status === 413
-        ? "Request body is larger than 1 MiB"
-        : status === 415
-          ? "Unsupported content type: send application/json"
-          : error.message;
-    return reply.code(status).send(errorBody({ status, message, code: codeForStatus(status) }));
+  app.setErrorHandler((error, request, reply) => {
+    if (describeError(error).status >= 500) request.log.error({ err: error }, "request failed");
+    return sendError(reply, error);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send(errorBody({ status: 404, message: `Route ${request.method} ${request.url.split("?")[0]} not found` })),
+    sendError(reply, httpError(404, `Route ${request.method} ${request.url.split("?")[0]} not found`)),
   );
 
   const createContext = async ({ req, res }: { req: FastifyRequest; res: FastifyReply }): Promise<Context> => ({
@@ -208,6 +198,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     trpcOptions: {
       router: appRouter,
       createContext,
+      responseMeta: trpcResponseMeta,
       onError({ error, req }) {
         if (error.code === "INTERNAL_SERVER_ERROR") req.log.error({ err: error.cause ?? error }, "procedure failed");
       },
@@ -234,7 +225,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   );
 
   if (!config.isProduction) {
-    const { default: scalar } = await import("@scalar/fastify-api-reference");
+    const { lazyScalar: scalar } = await import("./lazy-docs.js");
     await app.register(scalar, {
       routePrefix: "/docs",
       configuration: {
@@ -245,11 +236,26 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         hideClientButton: false,
         persistAuth: true,
         authentication: { preferredSecurityScheme: "cookieAuth" },
+        // Only this API's reference: no AI chat, no MCP, no deploy/share tools, nothing sent elsewhere.
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: "never",
+        telemetry: false,
       },
     });
   }
 
   await app.register(async (rest) => {
+    // The REST adapter's handler sends without waiting for the reply (async onSend hooks still
+    // running) and resolves; Fastify then saw an unsent reply and sent it again ("Reply was already
+    // sent", a logged 500). Its handler now resolves once the reply has gone out.
+    rest.addHook("onRoute", (route) => {
+      const handler = route.handler;
+      route.handler = async function (this: FastifyInstance, request, reply) {
+        await handler.call(this, request, reply);
+        await reply;
+      };
+    });
     // A body-less write arrives with no Content-Type; the REST handler treats it as JSON with no body.
     rest.addHook("onRequest", async (request) => {
       if (bodyMethods.has(request.method) && !request.headers["content-type"]) {
@@ -260,15 +266,27 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     rest.addHook("onSend", async (request, reply, payload) => {
       const error = request.restError;
       if (!error) return payload;
-      let status = reply.statusCode;
-      if (status === 500 && isDatabaseUnavailable(error.cause ?? error)) status = 503;
-      const cause = error.cause as { issues?: Array<{ path?: PropertyKey[]; message: string }> } | undefined;
-      const issues =
-        error.code === "BAD_REQUEST" && Array.isArray(cause?.issues)
-          ? cause.issues.map((issue) => ({ path: (issue.path ?? []).map(String).join("."), message: issue.message }))
-          : undefined;
-      reply.code(status);
-      return JSON.stringify(errorBody({ status, message: error.message, code: codeForStatus(status), issues }));
+      return JSON.stringify(prepareError(reply, error));
+    });
+    // HTTP caching of reads: an ETag from the answer's bytes, 304 when If-None-Match names it.
+    rest.addHook("onSend", async (request, reply, payload) => {
+      if (request.method !== "GET" || reply.statusCode !== 200 || typeof payload !== "string") return payload;
+      const shared = cacheControlFor(request.url);
+      if (!shared) return payload;
+      // A reply to a signed-in caller (which may refresh the session cookie) is never for a shared cache.
+      const personal =
+        reply.hasHeader("set-cookie") ||
+        request.headers.cookie !== undefined ||
+        request.headers.authorization !== undefined;
+      const cacheControl = personal ? shared.replace(/^public/, "private") : shared;
+      const etag = `W/"${createHash("sha1").update(payload).digest("base64url")}"`;
+      reply.header("etag", etag).header("cache-control", cacheControl);
+      if (cacheControl.startsWith("private")) reply.header("vary", "Cookie, Authorization");
+      if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
+        reply.code(304);
+        return "";
+      }
+      return payload;
     });
     await rest.register(fastifyTRPCOpenApiPlugin, {
       basePath: "/",
@@ -369,7 +387,15 @@ const docsPaths: OpenApiPaths = {
       description:
         "The Scalar reference rendered from `/openapi.json`, where requests can be sent with the session cookie. Served only when `NODE_ENV` is not `production` (404 there). Public.",
       responses: {
-        "200": { description: "An HTML page", content: { "text/html": { schema: { type: "string" } } } },
+        "200": {
+          description: "The interactive reference, an HTML page",
+          content: {
+            "text/html": {
+              schema: { type: "string" },
+              example: "<!doctype html><html><head><title>Modpack Collection Service API</title></head>…</html>",
+            },
+          },
+        },
         "404": {
           description: "Disabled in production",
           content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },

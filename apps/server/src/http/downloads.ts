@@ -1,26 +1,41 @@
-import { type Caller, messages, roleHasPermission, uuid } from "@modpack/contract";
+import { createHash } from "node:crypto";
+import { type Caller, type GameVersion, noPermission, roleHasPermission, unauthorized, uuid } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
-import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { create as contentDisposition } from "content-disposition";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import type { Authenticate, RouteModule } from "./app.js";
-import { errorBody } from "./errors.js";
+import { z } from "zod";
+import { sendError } from "../edge/errors.js";
+import type { Authenticate, RouteModule } from "../edge/routes.js";
 
 export interface DownloadRouteDependencies {
   authenticate: Authenticate;
   /** The file of a completed export the caller may see; throws the contract's typed errors. */
-  load(caller: Caller, exportId: string): Promise<{ fileName: string; content: string }>;
+  load(
+    caller: Caller,
+    exportId: string,
+  ): Promise<{ fileName: string; modpackName: string; version: GameVersion; content: string }>;
 }
 
 /** Answers a typed error the way the REST procedures do; anything else goes to the app's error handler. */
-function sendError(reply: FastifyReply, error: unknown): FastifyReply {
+function sendTypedError(reply: FastifyReply, error: unknown): FastifyReply {
   if (!(error instanceof TRPCError) || error.code === "INTERNAL_SERVER_ERROR") throw error;
-  const status = getHTTPStatusCodeFromError(error);
-  return reply.code(status).send(errorBody({ status, message: error.message }));
+  return sendError(reply, error);
 }
 
-/** `filename="..."` for Content-Disposition: quotes, backslashes and non-ASCII can't break the header. */
-function dispositionFileName(fileName: string): string {
-  return fileName.replace(/[^\x20-\x7e]|["\\]/g, "_");
+const downloadParams = z.object({ exportId: uuid });
+
+/** Characters no file name may hold on common systems: path separators, reserved ones and controls. */
+const UNSAFE_FILE_NAME = /[\p{Cc}/\\:*?"<>|]+/gu;
+
+/**
+ * The attachment header of a server file (RFC 6266): `filename` is the ASCII slug name
+ * (`<slug>-<version>.ini`); a modpack whose name is not plain ASCII also gets its own name as
+ * `filename*` (UTF-8), which browsers prefer.
+ */
+export function attachmentHeader(file: { fileName: string; modpackName: string; version: GameVersion }): string {
+  if (/^[\x20-\x7e]*$/.test(file.modpackName)) return contentDisposition(file.fileName, { type: "attachment" });
+  const readable = `${file.modpackName.replace(UNSAFE_FILE_NAME, "_").trim() || "modpack"}-${file.version}.ini`;
+  return contentDisposition(readable, { type: "attachment", fallback: file.fileName });
 }
 
 /** `GET /modpacks/export/{exportId}/download`: the generated server file as an attachment. */
@@ -28,30 +43,28 @@ export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
   const plugin: FastifyPluginAsync = async (app) => {
     app.get<{ Params: { exportId: string } }>("/modpacks/export/:exportId/download", async (request, reply) => {
       const caller = await deps.authenticate(request, reply);
-      if (!caller) return reply.code(401).send(errorBody({ status: 401, message: messages.unauthorized }));
-      if (!roleHasPermission(caller.role, "modpack.export")) {
-        return reply.code(403).send(errorBody({ status: 403, message: messages.noPermission }));
+      if (!caller) return sendError(reply, unauthorized());
+      if (!roleHasPermission(caller.role, "modpack.export")) return sendError(reply, noPermission());
+      const params = downloadParams.safeParse(request.params);
+      if (!params.success) {
+        return sendError(reply, new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: params.error }));
       }
-      const exportId = uuid.safeParse(request.params.exportId);
-      if (!exportId.success) {
-        return reply.code(400).send(
-          errorBody({
-            status: 400,
-            message: "Invalid input",
-            issues: exportId.error.issues.map((issue) => ({ path: "exportId", message: issue.message })),
-          }),
-        );
-      }
-      let file: { fileName: string; content: string };
+      let file: Awaited<ReturnType<DownloadRouteDependencies["load"]>>;
       try {
-        file = await deps.load(caller, exportId.data);
+        file = await deps.load(caller, params.data.exportId);
       } catch (error) {
-        return sendError(reply, error);
+        return sendTypedError(reply, error);
+      }
+      // An export's file never changes: its ETag is its content's hash, 304 when the client has it.
+      const etag = `"${createHash("sha1").update(file.content).digest("base64url")}"`;
+      reply.header("etag", etag);
+      if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+        return reply.code(304).header("cache-control", "private, no-store").send();
       }
       return reply
         .code(200)
         .header("content-type", "text/plain; charset=utf-8")
-        .header("content-disposition", `attachment; filename="${dispositionFileName(file.fileName)}"`)
+        .header("content-disposition", attachmentHeader(file))
         .header("cache-control", "private, no-store")
         .send(file.content);
     });
@@ -67,7 +80,7 @@ export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
     paths: {
       "/modpacks/export/{exportId}/download": {
         get: {
-          tags: ["Export"],
+          tags: ["Server files"],
           operationId: "downloadServerFile",
           summary: "Download a server file",
           description:
@@ -88,7 +101,8 @@ export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
               description: "The server file.",
               headers: {
                 "Content-Disposition": {
-                  description: '`attachment; filename="<modpack-slug>-<version>.ini"`',
+                  description:
+                    "`attachment; filename=\"<modpack-slug>-<version>.ini\"`, plus `filename*=UTF-8''<modpack name>-<version>.ini` when the modpack's name is not plain ASCII (RFC 6266)",
                   schema: { type: "string" },
                 },
               },

@@ -1,7 +1,7 @@
-import { roleHasPermission, type Services } from "@modpack/contract";
+import { noPermission, roleHasPermission, type Services, unauthorized } from "@modpack/contract";
 import type { FastifyPluginAsync } from "fastify";
-import type { Authenticate, RouteModule } from "./app.js";
-import { errorBody } from "./errors.js";
+import { sendError } from "../edge/errors.js";
+import type { Authenticate, RouteModule } from "../edge/routes.js";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -13,14 +13,14 @@ const HEARTBEAT_MS = 15_000;
 export function notificationStreamRoutes(deps: {
   authenticate: Authenticate;
   notifications: Services["notifications"];
+  /** A client that leaves more than this many bytes unread is dropped. */
+  maxBufferedBytes: number;
 }): RouteModule {
   const plugin: FastifyPluginAsync = async (app) => {
     app.get("/notifications/stream", { config: { longLived: true } }, async (request, reply) => {
       const caller = await deps.authenticate(request, reply);
-      if (!caller) return reply.code(401).send(errorBody({ status: 401, message: "Unauthorized" }));
-      if (!roleHasPermission(caller.role, "notification.read")) {
-        return reply.code(403).send(errorBody({ status: 403, message: "Do not have permission" }));
-      }
+      if (!caller) return sendError(reply, unauthorized());
+      if (!roleHasPermission(caller.role, "notification.read")) return sendError(reply, noPermission());
       const abort = new AbortController();
       request.raw.on("close", () => abort.abort());
       // Subscribed before the client sees the stream open, so nothing created after that is missed.
@@ -34,11 +34,20 @@ export function notificationStreamRoutes(deps: {
         connection: "keep-alive",
         "x-accel-buffering": "no",
       });
-      raw.write(": connected\n\n");
-      const heartbeat = setInterval(() => raw.write(": ping\n\n"), HEARTBEAT_MS);
+      // A client that does not read is dropped once its unsent output passes the bound.
+      const send = (text: string) => {
+        if (raw.destroyed) return;
+        raw.write(text);
+        if (raw.writableLength > deps.maxBufferedBytes) {
+          raw.destroy();
+          abort.abort();
+        }
+      };
+      send(": connected\n\n");
+      const heartbeat = setInterval(() => send(": ping\n\n"), HEARTBEAT_MS);
       try {
         for await (const notification of notifications) {
-          raw.write(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);
+          send(`id: ${notification.id}\nevent: notification\ndata: ${JSON.stringify(notification)}\n\n`);
         }
       } finally {
         clearInterval(heartbeat);

@@ -2,14 +2,14 @@ import {
   allProcedureMeta,
   appRouter,
   errorBodySchema,
+  exampleId,
+  exampleTime,
   type Meta,
   noPermissionBodySchema,
   unauthorizedBodySchema,
 } from "@modpack/contract";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import type { ZodOpenApiPathsObject } from "zod-openapi";
-
-export type OpenApiPaths = ZodOpenApiPathsObject;
+import type { OpenApiPaths } from "../edge/routes.js";
 
 const errorDescriptions: Record<number, string> = {
   400: "The input breaks a rule of the schema (the body lists the issues).",
@@ -20,9 +20,10 @@ const errorDescriptions: Record<number, string> = {
   413: "The request body is larger than 1 MiB.",
   415: "The request body is not JSON.",
   422: "The input is well-formed but cannot be carried out.",
+  429: "The caller has too much of this queued or in progress; try again after `Retry-After` seconds.",
   500: "An unexpected failure; the body never carries its cause.",
   502: "An upstream service (the workshop or the identity provider) failed.",
-  503: "The service cannot reach its database; retry shortly.",
+  503: "The database cannot answer now: unreachable, busy past the pool wait (`DATABASE_POOL_TIMEOUT_MS`) or a statement past its timeout (`DATABASE_STATEMENT_TIMEOUT_MS`). Retry after the `Retry-After` seconds.",
 };
 
 function errorSchemaRef(status: number, permission: boolean): object {
@@ -44,42 +45,136 @@ function proceduresByRoute(): Map<string, Meta> {
   return routes;
 }
 
-const tagDescriptions: Record<string, string> = {
-  Admin: "Users, roles, verification badges and service statistics. Requires the `admin` role (`admin.access`).",
-  Auth: "Sign-in through the identity provider (a session cookie), the current session, and personal API tokens for `Authorization: Bearer`.",
-  Documentation: "This document and the interactive reference.",
-  Export: "The load order and in-game id selection of a modpack, and `servertest.ini` files generated from it.",
-  Health: "Liveness and readiness probes.",
-  Import: "Filling a modpack from a Steam Workshop collection, in the background.",
-  Members: "Sharing a modpack with other users, with per-member permissions.",
-  "Modpack mods": "The mods in a modpack: list, add (by workshop URL, workshop id or in-game id) and remove.",
-  Modpacks: "Collections of workshop mods owned by a user, public or private.",
-  Mods: "The catalogue of every workshop mod the service knows.",
-  Notifications: "What happened to your modpacks, imports and files; listed, marked read, or streamed live.",
-};
+/** The operation groups, in the order a user meets them, with what each is for. */
+const tagOrder: Array<[name: string, description: string]> = [
+  [
+    "Sign-in",
+    "Sign-in through the identity provider (a session cookie), the current session, and personal API tokens for `Authorization: Bearer`.",
+  ],
+  ["Modpacks", "Collections of workshop mods owned by a user, public or private."],
+  ["Mods of a modpack", "The mods in a modpack: list, add (by workshop URL, workshop id or in-game id) and remove."],
+  [
+    "Modpack check",
+    "Whether a modpack will load: missing or late requirements, clashing or missing in-game ids, builds, and a suggested load order.",
+  ],
+  ["Members", "Sharing a modpack with other users, with per-member permissions."],
+  ["Import", "Filling a modpack from a Steam Workshop collection, in the background."],
+  [
+    "Server files",
+    "The load order and in-game id selection of a modpack, and `servertest.ini` files generated from it.",
+  ],
+  ["Notifications", "What happened to your modpacks, imports and files; listed, marked read, or streamed live."],
+  ["Catalogue", "Every workshop mod the service knows."],
+  ["Admin", "Users, roles, verification badges and service statistics. Requires the `admin` role (`admin.access`)."],
+  ["Health", "Liveness and readiness probes."],
+  ["Documentation", "This document and the interactive reference."],
+];
+
+interface JsonSchema {
+  $ref?: string;
+  example?: unknown;
+  default?: unknown;
+  enum?: unknown[];
+  const?: unknown;
+  type?: string | string[];
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+}
+
+/**
+ * An example value of a schema, from the `example`s its fields declare. For a request body only
+ * fields with an example (or a default) are filled in, so the example is what a user would send;
+ * a required field without one gives `undefined`. For a response every field gets a value, by its
+ * type where it declares no example.
+ */
+function exampleOf(
+  schema: JsonSchema | undefined,
+  components: Record<string, JsonSchema>,
+  mode: "request" | "response",
+  depth = 0,
+): unknown {
+  if (!schema || depth > 20) return undefined;
+  if (schema.example !== undefined) return schema.example;
+  if (schema.$ref) {
+    const name = schema.$ref.replace("#/components/schemas/", "");
+    return exampleOf(components[name], components, mode, depth + 1);
+  }
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum?.length) return schema.enum[0];
+  const branches = schema.anyOf ?? schema.oneOf ?? schema.allOf;
+  if (branches) {
+    for (const branch of branches) {
+      if (branch.type === "null") continue;
+      const value = exampleOf(branch, components, mode, depth + 1);
+      if (value !== undefined) return value;
+    }
+    return mode === "response" && branches.some((branch) => branch.type === "null") ? null : undefined;
+  }
+  const type = Array.isArray(schema.type) ? schema.type.find((name) => name !== "null") : schema.type;
+  if (type === "object" || schema.properties) {
+    const value: Record<string, unknown> = {};
+    const required = new Set(schema.required ?? []);
+    for (const [key, property] of Object.entries(schema.properties ?? {})) {
+      const item = exampleOf(property, components, mode, depth + 1);
+      if (item !== undefined) value[key] = item;
+      else if (required.has(key)) return undefined;
+    }
+    return value;
+  }
+  if (type === "array") {
+    const item = exampleOf(schema.items, components, mode, depth + 1);
+    return item === undefined ? undefined : [item];
+  }
+  if (mode === "request") return undefined;
+  if (type === "string") return schema.format === "uuid" ? exampleId : schema.format === "date-time" ? exampleTime : "";
+  if (type === "integer" || type === "number") return 0;
+  if (type === "boolean") return false;
+  return undefined;
+}
+
+interface MediaObject {
+  schema?: JsonSchema;
+  example?: unknown;
+}
+interface ParameterObject {
+  in: string;
+  example?: unknown;
+  schema?: JsonSchema;
+}
 
 interface ResponseObject {
   description: string;
-  content?: Record<string, { schema: object }>;
+  headers?: Record<string, { description: string; schema: object }>;
+  content?: Record<string, MediaObject>;
 }
+
+const retryAfterHeader = {
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },
+};
 interface OperationObject {
   responses: Record<string, ResponseObject>;
-  parameters?: unknown[];
-  requestBody?: unknown;
+  parameters?: ParameterObject[];
+  requestBody?: { content?: Record<string, MediaObject> };
   [extension: `x-${string}`]: unknown;
 }
 
 /**
  * The OpenAPI 3.1 document of every route: the contract's procedures (through trpc-to-openapi)
  * and the plain Fastify routes (`extraPaths`). Each operation gets its real success status, its
- * error responses with the spec's bodies, and the role permission it needs as `x-permission`.
+ * error responses with the service's error bodies, and the role permission it needs as `x-permission`.
  */
 export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: OpenApiPaths }): OpenAPIObject {
   const document = generateOpenApiDocument(appRouter, {
     title: "Modpack Collection Service",
     version: "1.0.0",
     description:
-      "Curate Project Zomboid modpacks with friends, import Steam Workshop collections, tune load order and download a ready `servertest.ini`.\n\nSign in at `/auth/idp` in a browser (a session cookie), or send `Authorization: Bearer <token>` with a token from `POST /auth/tokens`.",
+      'Curate Project Zomboid modpacks with friends, import Steam Workshop collections, tune load order and download a ready `servertest.ini`.\n\nSign in at `/auth/idp` in a browser (a session cookie), or send `Authorization: Bearer <token>` with a token from `POST /auth/tokens`.\n\n**Types are strict.** A JSON body\'s values keep their JSON type: a string where a boolean or a number goes (`"isPublic": "false"`) is a 400 naming the field, never read as `true`. Query parameters are read exactly: integers as plain decimal digits (`page=2`, not `2.0`, `+2` or `1e1`), booleans as `true` or `false`; an empty parameter (`page=`) is the same as none.',
     baseUrl: options.publicUrl,
     securitySchemes: {
       cookieAuth: { type: "apiKey", in: "cookie", name: "svcauth.session_token" },
@@ -117,7 +212,10 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
       if (ok && success !== 200) {
         delete operation.responses["200"];
         operation.responses[String(success)] =
-          success === 204 ? { description: "Done; no content." } : { ...ok, description: ok.description };
+          success === 204 ? { description: ok.description } : { ...ok, description: ok.description };
+        if (meta.alreadyThere && ok.content) {
+          operation.responses["200"] = { description: meta.alreadyThere, content: structuredClone(ok.content) };
+        }
       }
       const statuses = new Set<number>(meta.errors ?? []);
       if (meta.openapi.protect !== false) statuses.add(401);
@@ -133,11 +231,56 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
       for (const status of [...statuses].sort((a, b) => a - b)) {
         operation.responses[String(status)] = {
           description: errorDescriptions[status] ?? "Error",
+          ...(status === 429 ? { headers: retryAfterHeader } : {}),
           content: { "application/json": { schema: errorSchemaRef(status, Boolean(meta.permission)) } },
         };
       }
     }
   }
-  document.tags = [...tags].sort().map((name) => ({ name, description: tagDescriptions[name] ?? name }));
+  addExamples(document);
+  const known = new Map(tagOrder);
+  document.tags = [
+    ...tagOrder.filter(([name]) => tags.has(name)).map(([name, description]) => ({ name, description })),
+    ...[...tags].filter((name) => !known.has(name)).map((name) => ({ name, description: name })),
+  ];
   return document;
+}
+
+/**
+ * Gives every path parameter, request body and JSON response an example built from the schemas'
+ * own `example`s, so the interactive reference prefills requests that work and shows real answers.
+ */
+function addExamples(document: OpenAPIObject): void {
+  const components = (document.components?.schemas ?? {}) as Record<string, JsonSchema>;
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const value of Object.values(item as Record<string, unknown>)) {
+      const operation = value as OperationObject;
+      if (typeof operation !== "object" || !operation.responses) continue;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== "path" || parameter.example !== undefined) continue;
+        const example = exampleOf(parameter.schema, components, "response");
+        if (example !== undefined) parameter.example = example;
+      }
+      for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        if (media.example !== undefined) continue;
+        const example = exampleOf(media.schema, components, "request");
+        if (example !== undefined) media.example = example;
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) >= 400) continue;
+        const media = response.content?.["application/json"];
+        if (!media || media.example !== undefined) continue;
+        const example = exampleOf(media.schema, components, "response");
+        if (example !== undefined)
+          media.example = status === "200" && operation.responses["201"] ? alreadyThereExample(example) : example;
+      }
+    }
+  }
+}
+
+/** A create's 200 example: the thing was already there. */
+function alreadyThereExample(example: unknown): unknown {
+  return typeof example === "object" && example !== null && "created" in example
+    ? { ...example, created: false }
+    : example;
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
-import { fromKysely, fromPglite, type Job, PgBoss, type Queue, type SendOptions, type WorkOptions } from "pg-boss";
-import type { DatabaseHandle, Db } from "../db/database.js";
+import { fromKysely, fromPglite, type Job, PgBoss, type Queue, type WorkOptions } from "pg-boss";
+import type { DatabaseHandle } from "../db/database.js";
+import type { JobQueue } from "../services/ports.js";
 
 export const JOBS_SCHEMA = "pgboss";
 
@@ -13,16 +14,37 @@ export interface JobDefinition<Data extends object = object> {
   handle(jobs: Job<Data>[]): Promise<unknown>;
 }
 
-export interface Jobs {
+/** The job queue of the process: the services' port, implemented on pg-boss, and its lifecycle. */
+export interface Jobs extends JobQueue {
   boss: PgBoss;
-  /**
-   * Queues a job. Given `db` (a transaction), the job is inserted through it, so it exists only
-   * if the transaction commits.
-   */
-  send(queue: string, data: object, options?: Omit<SendOptions, "db"> & { db?: Db }): Promise<string | null>;
   stop(options?: { graceful?: boolean; timeout?: number }): Promise<void>;
-  /** True between start and stop. */
-  running(): boolean;
+}
+
+/** How long a worker sleeps between fetches when NOTIFY is on and none came in (pg-boss's default: 30 s). */
+const NOTIFY_FALLBACK_SECONDS = 5;
+
+/**
+ * A worker's options: a 2 s poll unless the queue says otherwise (used when NOTIFY is unavailable)
+ * and a 5 s fallback when NOTIFY is on. A NOTIFY wakes a sleeping worker, and one that comes in
+ * while it works makes it fetch again at once; otherwise it sleeps the fallback, which is how a
+ * backlog queued in one burst drained one job per 30 s. Queues that take bursts fetch in batches
+ * and keep fetching while the batches come back full; the fallback is left for jobs that become
+ * due with no NOTIFY (retries, the jobs of a worker that died).
+ */
+function workOptions(work: WorkOptions = {}): WorkOptions {
+  const pollingIntervalSeconds = work.pollingIntervalSeconds ?? 2;
+  return {
+    pollingIntervalSeconds,
+    notifyPollingIntervalSeconds: Math.max(pollingIntervalSeconds, NOTIFY_FALLBACK_SECONDS),
+    ...work,
+  };
+}
+
+/** Registers the workers of each queue (on a started pg-boss). */
+export async function startWorkers(boss: PgBoss, definitions: JobDefinition[]): Promise<void> {
+  for (const definition of definitions) {
+    await boss.work(definition.queue, workOptions(definition.work), (jobs) => definition.handle(jobs as Job<object>[]));
+  }
 }
 
 /**
@@ -64,13 +86,7 @@ export async function startJobs(options: {
   for (const definition of options.definitions) {
     await boss.getJobById(definition.queue, "00000000-0000-0000-0000-000000000000");
   }
-  if (options.workers) {
-    for (const definition of options.definitions) {
-      await boss.work(definition.queue, { pollingIntervalSeconds: 2, ...definition.work }, (jobs) =>
-        definition.handle(jobs as Job<object>[]),
-      );
-    }
-  }
+  if (options.workers) await startWorkers(boss, options.definitions);
   let running = true;
   return {
     boss,
@@ -88,5 +104,15 @@ export async function startJobs(options: {
       });
     },
     running: () => running,
+    async counts() {
+      const queues = await boss.getQueues();
+      return queues.map((queue) => ({
+        name: queue.name,
+        queued: queue.queuedCount,
+        active: queue.activeCount,
+        deferred: queue.deferredCount,
+        total: queue.totalCount,
+      }));
+    },
   };
 }

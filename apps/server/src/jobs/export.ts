@@ -1,11 +1,12 @@
 import { sql } from "kysely";
-import type { Job } from "pg-boss";
+import type { Job, JobResult } from "pg-boss";
 import type { Db } from "../db/database.js";
 import { exportFileName, renderServerFile } from "../server-file/render.js";
-import { loadEffectiveConfiguration, selectionOf } from "../services/exports.js";
+import { loadEffectiveConfiguration, renderInputFor } from "../services/exports.js";
+import { checkConfiguration, headerLines } from "../services/modpack-check.js";
 import { createNotifications } from "../services/notifications.js";
+import { EXPORT_QUEUE } from "../services/ports.js";
 import type { JobDefinition } from "./boss.js";
-import { EXPORT_QUEUE } from "./queues.js";
 
 export const EXPORT_DEAD_LETTER_QUEUE = `${EXPORT_QUEUE}.dead`;
 
@@ -61,18 +62,27 @@ async function runExport(db: Db, job: Job<ExportJobData>): Promise<object> {
       db.selectFrom("modpacks").select(["id", "name"]).where("id", "=", claimed.modpackId).executeTakeFirstOrThrow(),
       loadEffectiveConfiguration(db, claimed.modpackId),
     ]);
+    const check = await checkConfiguration(db, effective, claimed.version);
+    const findings = check.findings.filter((finding) => finding.severity !== "info");
     const content = renderServerFile({
       modpack,
       version: claimed.version,
       generatedAt: new Date(),
-      mods: effective.mods,
-      selected: selectionOf(effective.configuration),
+      ...renderInputFor(effective, claimed.version),
+      comments: headerLines(findings),
     });
     const fileName = exportFileName(modpack.name, claimed.version);
     const completed = await db.transaction().execute(async (trx) => {
       const done = await trx
         .updateTable("exports")
-        .set({ status: "completed", content, fileName, error: null, finishedAt: sql<Date>`now()` })
+        .set({
+          status: "completed",
+          content,
+          fileName,
+          error: null,
+          findings: JSON.stringify(findings),
+          finishedAt: sql<Date>`now()`,
+        })
         .where("id", "=", exportId)
         .where("status", "=", "running")
         .returning("id")
@@ -105,12 +115,27 @@ export function exportJob(deps: { db: Db }): JobDefinition<ExportJobData> {
   return {
     queue: EXPORT_QUEUE,
     options: { retryLimit: RETRY_LIMIT, retryDelay: 1, expireInSeconds: 60, deadLetter: EXPORT_DEAD_LETTER_QUEUE },
-    // A send wakes the workers at once (the queue notifies); where LISTEN/NOTIFY is unavailable
-    // they poll every 0.5 s instead, so a file is ready well within a second either way.
-    work: { pollingIntervalSeconds: 0.5 },
-    async handle(jobs) {
-      const results = [];
-      for (const job of jobs) results.push(await runExport(deps.db, job));
+    // A send wakes the workers at once (the queue notifies); a backlog is fetched two at a time,
+    // back to back while the fetches come back full, by three workers per instance, so a job
+    // queued behind a backlog waits for at most a couple of renders. Each job settles on its own:
+    // one failing export does not retry the others of its batch.
+    work: {
+      pollingIntervalSeconds: 0.5,
+      batchSize: 2,
+      burstWhenBatchFull: true,
+      localConcurrency: 3,
+      perJobResults: true,
+    },
+    async handle(jobs): Promise<JobResult[]> {
+      const results: JobResult[] = [];
+      for (const job of jobs) {
+        try {
+          results.push({ id: job.id, status: "completed", output: await runExport(deps.db, job) });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          results.push({ id: job.id, status: "failed", output: { message } });
+        }
+      }
       return results;
     },
   };

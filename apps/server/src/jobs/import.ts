@@ -1,11 +1,13 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { ImportFailure } from "../db/schema.js";
+import type { ImportFailure, ModRow } from "../db/schema.js";
 import { upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications } from "../services/notifications.js";
-import { type WorkshopClient, WorkshopError, type WorkshopItem } from "../workshop/client.js";
+import { IMPORT_QUEUE } from "../services/ports.js";
+import { findRequirements, linkMods } from "../services/requirements.js";
+import { type ExpansionBounds, type WorkshopClient, WorkshopError, type WorkshopItem } from "../workshop/client.js";
+import { describeRejectedValues } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
-import { IMPORT_QUEUE } from "./queues.js";
 
 const BATCH_SIZE = 100;
 export const IMPORT_DEAD_LETTER_QUEUE = `${IMPORT_QUEUE}.dead`;
@@ -17,30 +19,110 @@ interface ImportJobData {
 interface ImportDependencies {
   db: Db;
   workshop: WorkshopClient;
-  /** Required items are followed only when the workshop client reads items with an API key. */
-  followRequired: boolean;
+  /** Items per collection and levels of nested collections an import accepts. */
+  bounds: ExpansionBounds;
+  /** Detail batches read at once, ahead of storing them (1: one at a time). */
+  readAhead?: number;
 }
 
-/** Links mods to a modpack in one statement; a removed link comes back at the end of the load order. */
-async function linkMods(db: Db, modpackId: string, modIds: string[], addedBy: string): Promise<void> {
-  if (modIds.length === 0) return;
-  await db
-    .insertInto("modpackMods")
-    .values(modIds.map((modId) => ({ modpackId, modId, addedBy })))
-    .onConflict((oc) =>
-      oc
-        .columns(["modpackId", "modId"])
-        .doUpdateSet({ isActive: true, addedAt: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
-        .where("modpackMods.isActive", "=", false),
+/** Why the requester may no longer import into the modpack (removed, lost the permission, archived), or null. */
+async function importRefusal(db: Db, modpackId: string, userId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("modpacks")
+    .leftJoin("modpackMembers", (join) =>
+      join
+        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .on("modpackMembers.userId", "=", userId)
+        .on("modpackMembers.isActive", "=", true),
     )
-    .execute();
+    .select(["modpacks.isActive", "modpacks.ownerId", "modpackMembers.permission"])
+    .where("modpacks.id", "=", modpackId)
+    .executeTakeFirst();
+  if (!row?.isActive) return "the modpack was archived.";
+  if (row.ownerId !== userId && !row.permission?.includes("import"))
+    return "you may no longer import into this modpack.";
+  return null;
 }
 
-async function finishFailed(db: Db, importId: string, reason: string): Promise<void> {
+/** A Postgres error a retry cannot cure: the data itself (22xxx) or a constraint (23xxx) refused it. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+}
+
+/**
+ * Stores one batch in one transaction: its catalogue rows, their links to the modpack, and the
+ * import's progress, so a crash leaves either all of it or none. When the database refuses the
+ * batch's data, each item is stored on its own and the ones it still refuses become `unstorable`
+ * failures: a bad item never fails the others.
+ */
+async function storeBatch(
+  db: Db,
+  target: { importId: string; modpackId: string; requestedBy: string },
+  items: WorkshopItem[],
+  progress: { done: number; total: number },
+): Promise<{ rows: ModRow[]; failures: ImportFailure[] }> {
+  const store = (database: Db, batch: WorkshopItem[]) =>
+    database.transaction().execute(async (inner) => {
+      const rows = await upsertWorkshopItems(inner, batch);
+      await linkMods(
+        inner,
+        target.modpackId,
+        rows.map((row) => row.id),
+        target.requestedBy,
+      );
+      await inner
+        .updateTable("imports")
+        .set({ itemsDone: progress.done, itemsTotal: progress.total })
+        .where("id", "=", target.importId)
+        .execute();
+      return rows;
+    });
+  try {
+    return { rows: await store(db, items), failures: [] };
+  } catch (error) {
+    if (!isDataError(error) || items.length <= 1) {
+      if (isDataError(error) && items[0]) return { rows: [], failures: [unstorable(items[0], error)] };
+      throw error;
+    }
+  }
+  const rows: ModRow[] = [];
+  const failures: ImportFailure[] = [];
+  for (const item of items) {
+    try {
+      rows.push(...(await store(db, [item])));
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      failures.push(unstorable(item, error));
+    }
+  }
+  return { rows, failures };
+}
+
+function unstorable(item: WorkshopItem, error: unknown): ImportFailure {
+  const code = (error as { code?: string }).code ?? "unknown";
+  return { workshopId: item.workshopId, reason: "unstorable", detail: `the database refused the item (${code})` };
+}
+
+async function finishFailed(
+  db: Db,
+  importId: string,
+  reason: string,
+  progress?: { modsImported: number; failures: ImportFailure[] },
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("imports")
-      .set({ status: "failed", error: reason, finishedAt: sql<Date>`now()` })
+      .set({
+        status: "failed",
+        error: reason,
+        finishedAt: sql<Date>`now()`,
+        ...(progress && {
+          modsImported: progress.modsImported,
+          modsFailed: progress.failures.length,
+          failures: JSON.stringify(progress.failures),
+        }),
+      })
       .where("id", "=", importId)
       .where("status", "in", ["pending", "running"])
       .returning(["modpackId", "requestedBy", "collectionId"])
@@ -73,7 +155,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
 
   let expansion: Awaited<ReturnType<WorkshopClient["expandCollection"]>>;
   try {
-    expansion = await workshop.expandCollection(collectionId);
+    expansion = await workshop.expandCollection(collectionId, deps.bounds);
   } catch (error) {
     if (error instanceof WorkshopError) {
       await finishFailed(db, importId, "The Steam Workshop could not be reached; try again later.");
@@ -82,59 +164,94 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
     throw error;
   }
   if (!expansion.ok) {
-    await finishFailed(db, importId, "The collection does not exist, is private, or is not a collection.");
+    const reasons = {
+      missing: "The collection does not exist, is private, or is not a collection.",
+      too_many_items: `The collection holds more than ${deps.bounds.maxItems} items.`,
+      too_deep: `The collection nests collections more than ${deps.bounds.maxDepth} levels deep.`,
+    };
+    await finishFailed(db, importId, reasons[expansion.reason]);
     return;
   }
 
-  const queue = [...expansion.itemIds];
-  const seen = new Set(queue);
+  const queue = expansion.itemIds;
   const failures: ImportFailure[] = [];
+  /** Imported items some of whose values were left out: reported, not counted as failed. */
+  const notes: ImportFailure[] = [];
   const imported = new Set<string>();
   await db.updateTable("imports").set({ itemsTotal: queue.length }).where("id", "=", importId).execute();
 
-  // Required items found on the way join the end of the queue, so the cursor runs until it catches up.
+  const importedRows: ModRow[] = [];
   let position = 0;
+  // Detail reads run a few batches ahead of the writes (one call a batch, as before), so a slow
+  // Steam Web API costs one round trip per few batches instead of one per batch.
+  const readAhead = Math.max(1, deps.readAhead ?? 1);
+  type Fetched = Awaited<ReturnType<WorkshopClient["getItems"]>> | "unavailable";
+  const fetchBatch = (batch: string[]): Promise<Fetched> =>
+    workshop.getItems(batch).catch((error: unknown) => {
+      if (error instanceof WorkshopError) return "unavailable" as const;
+      throw error;
+    });
   while (position < queue.length) {
-    const batch = queue.slice(position, position + BATCH_SIZE);
-    position += batch.length;
-    let results: Awaited<ReturnType<WorkshopClient["getItems"]>>;
-    try {
-      results = await workshop.getItems(batch);
-    } catch (error) {
-      if (!(error instanceof WorkshopError)) throw error;
-      for (const workshopId of batch) failures.push({ workshopId, reason: "unavailable" });
-      continue;
+    const window: string[][] = [];
+    for (let start = position; start < queue.length && window.length < readAhead; start += BATCH_SIZE) {
+      window.push(queue.slice(start, start + BATCH_SIZE));
     }
-    const items: WorkshopItem[] = [];
-    for (const result of results) {
-      if (!result.ok) {
-        failures.push({ workshopId: result.workshopId, reason: result.reason });
+    // Read at once, stored in order as each arrives; a rejection is only seen when its batch's turn comes.
+    const fetched = window.map((batch) => {
+      const reading = fetchBatch(batch);
+      reading.catch(() => {});
+      return reading;
+    });
+    for (const [index, batch] of window.entries()) {
+      const refusal = await importRefusal(db, modpackId, requestedBy);
+      if (refusal) {
+        await finishFailed(db, importId, `The import stopped: ${refusal}`, { modsImported: imported.size, failures });
+        return;
+      }
+      position += batch.length;
+      const results = await fetched[index];
+      if (results === undefined || results === "unavailable") {
+        for (const workshopId of batch) failures.push({ workshopId, reason: "unavailable" });
         continue;
       }
-      items.push(result.item);
-      if (deps.followRequired) {
-        for (const required of result.item.requiredWorkshopIds) {
-          if (!seen.has(required)) {
-            seen.add(required);
-            queue.push(required);
-          }
+      const items: WorkshopItem[] = [];
+      for (const result of results) {
+        if (!result.ok) {
+          failures.push({ workshopId: result.workshopId, reason: result.reason });
+          continue;
         }
+        items.push(result.item);
+      }
+      const stored = await storeBatch(db, { importId, modpackId, requestedBy }, items, {
+        done: position,
+        total: queue.length,
+      });
+      importedRows.push(...stored.rows);
+      for (const row of stored.rows) imported.add(row.workshopId);
+      failures.push(...stored.failures);
+      for (const item of items) {
+        if (!imported.has(item.workshopId) || !item.rejectedValues?.length) continue;
+        notes.push({
+          workshopId: item.workshopId,
+          reason: "ids_rejected",
+          detail: describeRejectedValues(item.rejectedValues),
+        });
       }
     }
-    const rows = await upsertWorkshopItems(db, items);
-    await linkMods(
-      db,
-      modpackId,
-      rows.map((row) => row.id),
-      requestedBy,
-    );
-    for (const item of items) imported.add(item.workshopId);
-    await db
-      .updateTable("imports")
-      .set({ itemsDone: position, itemsTotal: queue.length })
-      .where("id", "=", importId)
-      .execute();
   }
+
+  // The items the imported ones require, transitively: the same path as adding a mod. They count as
+  // imported whether or not the modpack had them, so a retried import counts exactly the same.
+  const requirements = await findRequirements(db, workshop, importedRows, new Set(queue));
+  await linkMods(
+    db,
+    modpackId,
+    requirements.mods.map((row) => row.id),
+    requestedBy,
+  );
+  for (const row of requirements.mods) imported.add(row.workshopId);
+  failures.push(...requirements.failures);
+  const total = queue.length + requirements.mods.length + requirements.failures.length;
 
   await db.transaction().execute(async (trx) => {
     const finished = await trx
@@ -143,9 +260,9 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
         status: "completed",
         modsImported: imported.size,
         modsFailed: failures.length,
-        failures: JSON.stringify(failures),
-        itemsDone: queue.length,
-        itemsTotal: queue.length,
+        failures: JSON.stringify([...failures, ...notes]),
+        itemsDone: total,
+        itemsTotal: total,
         finishedAt: sql<Date>`now()`,
       })
       .where("id", "=", importId)
@@ -187,7 +304,9 @@ export function importJob(deps: ImportDependencies): JobDefinition<ImportJobData
       heartbeatSeconds: 10,
       deadLetter: IMPORT_DEAD_LETTER_QUEUE,
     },
-    work: { pollingIntervalSeconds: 1, localConcurrency: 2, heartbeatRefreshSeconds: 3 },
+    // Jobs are grouped by requester: at most one import of a user runs at a time, on any instance,
+    // so the other workers stay free for other users.
+    work: { pollingIntervalSeconds: 1, localConcurrency: 3, groupConcurrency: 1, heartbeatRefreshSeconds: 3 },
     async handle(jobs) {
       for (const job of jobs) await runImport(deps, job.data.importId);
     },

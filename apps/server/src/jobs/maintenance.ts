@@ -24,3 +24,42 @@ export function sweepSessionsJob(db: Db): JobDefinition {
     },
   };
 }
+
+export const PURGE_QUEUE = "maintenance.purge";
+
+/**
+ * Deletes finished exports (their files included) and read notifications older than the configured
+ * ages, every hour; an age of 0 keeps them. Pending and running exports and unread notifications stay.
+ */
+export function purgeJob(
+  db: Db,
+  ages: { exportsAfterDays: number; readNotificationsAfterDays: number },
+): JobDefinition {
+  const before = (days: number) => sql<Date>`now() - make_interval(days => ${days})`;
+  return {
+    queue: PURGE_QUEUE,
+    options: { retryLimit: 2, expireInSeconds: 600, deleteAfterSeconds: 3600 },
+    schedule: { cron: "17 * * * *" },
+    async handle() {
+      let exportsDeleted = 0;
+      let notificationsDeleted = 0;
+      if (ages.exportsAfterDays > 0) {
+        const deleted = await db
+          .deleteFrom("exports")
+          .where("status", "in", ["completed", "failed"])
+          .where("finishedAt", "<", before(ages.exportsAfterDays))
+          .executeTakeFirst();
+        exportsDeleted = Number(deleted.numDeletedRows);
+      }
+      if (ages.readNotificationsAfterDays > 0) {
+        const deleted = await db
+          .deleteFrom("notifications")
+          .where("isRead", "=", true)
+          .where("updatedAt", "<", before(ages.readNotificationsAfterDays))
+          .executeTakeFirst();
+        notificationsDeleted = Number(deleted.numDeletedRows);
+      }
+      return { exportsDeleted, notificationsDeleted };
+    },
+  };
+}

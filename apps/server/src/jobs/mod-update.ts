@@ -1,16 +1,17 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
-import { upsertWorkshopItems } from "../services/mods.js";
+import { notifyNewErrors } from "../services/modpack-check.js";
+import { buildModIdsOf, upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications, type NewNotification } from "../services/notifications.js";
+import { MOD_UPDATE_QUEUE } from "../services/ports.js";
 import type { WorkshopClient, WorkshopItem } from "../workshop/client.js";
 import type { JobDefinition } from "./boss.js";
-import { MOD_UPDATE_QUEUE } from "./queues.js";
 
 const PAGE_SIZE = 500;
 const BATCH_SIZE = 100;
 
-export type ModChangeKind = "updated" | "breaking" | "removed";
+export type ModChangeKind = "updated" | "breaking" | "requirements" | "removed";
 
 export interface ModChange {
   modId: string;
@@ -26,6 +27,12 @@ export function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind |
   if (!sameList(mod.platformModIds, item.platformModIds) || !sameList(mod.mapFolders, item.mapFolders)) {
     return "breaking";
   }
+  const builds = buildModIdsOf(mod);
+  for (const version of ["41x", "42x"] as const) {
+    const next = item.buildModIds?.[version] ?? item.platformModIds;
+    if (!sameList(builds[version], next)) return "breaking";
+  }
+  if (!sameList([...mod.requiredWorkshopIds].sort(), [...item.requiredWorkshopIds].sort())) return "requirements";
   const before = mod.timeUpdated?.getTime() ?? null;
   const after = item.timeUpdated?.getTime() ?? null;
   if (after !== null && (before === null || after > before)) return "updated";
@@ -35,6 +42,7 @@ export function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind |
 const changeText: Record<ModChangeKind, string> = {
   updated: "has an update",
   breaking: "changed its in-game ids or map folders (check your load order)",
+  requirements: "changed the workshop items it requires",
   removed: "was removed from the workshop or is no longer available",
 };
 
@@ -99,6 +107,7 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): 
 }> {
   const { db, workshop } = deps;
   const changes: ModChange[] = [];
+  const before: ModRow[] = [];
   let checked = 0;
   let after = "";
   for (;;) {
@@ -121,10 +130,14 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): 
         if (!mod) return;
         if (result.ok) {
           const change = classifyChange(mod, result.item);
-          if (change) changes.push({ modId: mod.id, workshopId: mod.workshopId, name: result.item.title, change });
+          if (change) {
+            changes.push({ modId: mod.id, workshopId: mod.workshopId, name: result.item.title, change });
+            before.push(mod);
+          }
           if (change || !mod.isActive) refreshed.push(result.item);
         } else if (mod.isActive) {
           removed.push(mod.id);
+          before.push(mod);
           changes.push({ modId: mod.id, workshopId: mod.workshopId, name: mod.name, change: "removed" });
         }
       });
@@ -139,7 +152,7 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): 
       checked += batch.length;
     }
   }
-  const notified = await notifyModChanges(db, changes);
+  const notified = (await notifyModChanges(db, changes)) + (await notifyNewErrors(db, before));
   return { checked, changes, notified };
 }
 

@@ -4,7 +4,9 @@ import {
   type GameVersion,
   type RenderInput,
   type RenderMod,
+  type RenderRejection,
   renderServerFile,
+  renderServerFileWithReport,
   slugify,
 } from "./render.js";
 
@@ -185,6 +187,200 @@ describe("renderServerFile body", () => {
       });
     });
   }
+});
+
+interface BuildCase {
+  name: string;
+  mods: RenderMod[];
+  selected: Record<string, string[]>;
+  "41x": { mods: string[]; workshopItems: string };
+  "42x": { mods: string[]; workshopItems: string };
+}
+
+function buildMod(id: string, workshopId: string, b41: string[] | undefined, b42: string[] | undefined): RenderMod {
+  const buildModIds: RenderMod["buildModIds"] = {};
+  if (b41 !== undefined) buildModIds["41x"] = b41;
+  if (b42 !== undefined) buildModIds["42x"] = b42;
+  return { ...mod(id, workshopId, [...new Set([...(b41 ?? []), ...(b42 ?? [])])]), buildModIds };
+}
+
+const buildCases: BuildCase[] = [
+  {
+    name: "each file uses its own build's ids",
+    mods: [buildMod("a", "100", ["Loot41"], ["Loot42"])],
+    selected: {},
+    "41x": { mods: ["Loot41"], workshopItems: "100" },
+    "42x": { mods: ["Loot42"], workshopItems: "100" },
+  },
+  {
+    name: "ids common to both builds appear in both files",
+    mods: [buildMod("a", "100", ["Core", "Old"], ["Core", "New"])],
+    selected: {},
+    "41x": { mods: ["Core", "Old"], workshopItems: "100" },
+    "42x": { mods: ["Core", "New"], workshopItems: "100" },
+  },
+  {
+    name: "a mod with no ids for a build is left out of that file",
+    mods: [buildMod("a", "100", [], ["Only42"]), mod("b", "200", ["Both"])],
+    selected: {},
+    "41x": { mods: ["Both"], workshopItems: "200" },
+    "42x": { mods: ["Only42", "Both"], workshopItems: "100;200" },
+  },
+  {
+    name: "the selection filters each build's ids",
+    mods: [buildMod("a", "100", ["A41", "Extra41"], ["A42", "Extra42"])],
+    selected: { a: ["A41", "A42"] },
+    "41x": { mods: ["A41"], workshopItems: "100" },
+    "42x": { mods: ["A42"], workshopItems: "100" },
+  },
+  {
+    name: "a selection naming only one build's ids leaves the mod out of the other file",
+    mods: [buildMod("a", "100", ["A41"], ["A42"]), mod("b", "200", ["B"])],
+    selected: { a: ["A42"] },
+    "41x": { mods: ["B"], workshopItems: "200" },
+    "42x": { mods: ["A42", "B"], workshopItems: "100;200" },
+  },
+  {
+    name: "a build missing from buildModIds falls back to every id",
+    mods: [buildMod("a", "100", undefined, ["A42"])],
+    selected: {},
+    "41x": { mods: ["A42"], workshopItems: "100" },
+    "42x": { mods: ["A42"], workshopItems: "100" },
+  },
+  {
+    name: "unsafe per-build ids are refused like any other",
+    mods: [buildMod("a", "100", ["A41", "Bad;41"], ["A42", "Bad=42"])],
+    selected: {},
+    "41x": { mods: ["A41"], workshopItems: "100" },
+    "42x": { mods: ["A42"], workshopItems: "100" },
+  },
+];
+
+describe("renderServerFile per-build ids", () => {
+  for (const version of VERSIONS) {
+    describe(version, () => {
+      it.each(buildCases)("$name", (c) => {
+        const text = renderServerFile(input({ mods: c.mods, selected: c.selected, version }));
+        expect(line(text, "Mods")).toBe(ids(version, ...c[version].mods));
+        expect(line(text, "WorkshopItems")).toBe(c[version].workshopItems);
+      });
+    });
+  }
+});
+
+interface RejectionCase {
+  name: string;
+  mods: RenderMod[];
+  selected?: Record<string, string[]>;
+  rejected: RenderRejection[];
+}
+
+const rejectionCases: RejectionCase[] = [
+  { name: "nothing to refuse", mods: [mod("a", "100", ["A"], ["MapA"])], rejected: [] },
+  {
+    name: "every unsafe kind of in-game id",
+    mods: [mod("a", "100", ["A", "B;C", "D=E", "F\u0000G", "H\u2028I", "J\u0085K", "L".repeat(201)])],
+    rejected: [
+      { modId: "a", field: "platformModId", value: "B;C", reason: "semicolon" },
+      { modId: "a", field: "platformModId", value: "D=E", reason: "equals" },
+      { modId: "a", field: "platformModId", value: "F\\u0000G", reason: "control-character" },
+      { modId: "a", field: "platformModId", value: "H\\u2028I", reason: "line-separator" },
+      { modId: "a", field: "platformModId", value: "J\\u0085K", reason: "line-separator" },
+      { modId: "a", field: "platformModId", value: `${"L".repeat(99)}…`, reason: "too-long" },
+    ],
+  },
+  {
+    name: "unsafe workshop id and map folders of an included mod",
+    mods: [mod("a", "100\n200", ["A"], ["Good", "Map=Evil", "Map\u2029Evil"])],
+    rejected: [
+      { modId: "a", field: "workshopId", value: "100\\u000a200", reason: "control-character" },
+      { modId: "a", field: "mapFolder", value: "Map=Evil", reason: "equals" },
+      { modId: "a", field: "mapFolder", value: "Map\\u2029Evil", reason: "line-separator" },
+    ],
+  },
+  {
+    name: "a mod left out by its selection reports only its ids",
+    mods: [mod("a", "1;2", ["A", "A;B"], ["Map;Evil"])],
+    selected: { a: [] },
+    rejected: [{ modId: "a", field: "platformModId", value: "A;B", reason: "semicolon" }],
+  },
+  {
+    name: "each mod's refusals name that mod",
+    mods: [mod("a", "100", ["A="]), mod("b", "200", ["B\r"]), mod("c", "300", ["C;"])],
+    rejected: [
+      { modId: "a", field: "platformModId", value: "A=", reason: "equals" },
+      { modId: "c", field: "platformModId", value: "C;", reason: "semicolon" },
+    ],
+  },
+];
+
+describe("renderServerFileWithReport", () => {
+  it.each(rejectionCases)("$name", (c) => {
+    const result = renderServerFileWithReport(input({ mods: c.mods, selected: c.selected ?? {} }));
+    expect(result.rejected).toEqual(c.rejected);
+    expect(result.content).toBe(renderServerFile(input({ mods: c.mods, selected: c.selected ?? {} })));
+  });
+});
+
+describe("no workshop or user text adds a line to the file", () => {
+  const hostile = [
+    "X\nMods=Evil",
+    "X\rMods=Evil",
+    "X\r\nMods=Evil",
+    "X\u0085Mods=Evil",
+    "X\u2028Mods=Evil",
+    "X\u2029Mods=Evil",
+    "X\u000bMods=Evil",
+    "X\u000cMods=Evil",
+    "X\u0000Mods=Evil",
+    "X;Mods=Evil",
+    "Mods=Evil",
+    "\nMods=Evil",
+  ];
+  for (const version of VERSIONS) {
+    it.each(hostile)(`${version} %j`, (value) => {
+      const text = renderServerFile(
+        input({
+          version,
+          serviceName: value,
+          modpack: { id: value, name: value },
+          comments: [value, "A note"],
+          mods: [mod(value, value, [value, "Safe"], [value]), mod("b", value, [value])],
+        }),
+      );
+      const lines = text.split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/);
+      expect(lines.filter((l) => !l.startsWith("#") && l !== "").map((l) => l.split("=")[0])).toEqual([
+        "Mods",
+        "WorkshopItems",
+        "Map",
+      ]);
+      expect(lines.filter((l) => /^\s*Mods\s*=/i.test(l))).toEqual([`Mods=${ids(version, "Safe")}`]);
+      expect(line(text, "WorkshopItems")).toBe("");
+      expect(line(text, "Map")).toBe("Muldraugh, KY");
+      expect([...text].filter((c) => c !== "\n" && /[\p{Cc}\u2028\u2029]/u.test(c))).toEqual([]);
+    });
+  }
+});
+
+describe("renderServerFile comments", () => {
+  it.each([
+    { name: "none", comments: undefined, expected: [] },
+    {
+      name: "one per entry",
+      comments: ["Error: a is missing", "Warning: b loads early"],
+      expected: ["# Error: a is missing", "# Warning: b loads early"],
+    },
+    {
+      name: "line breaks removed and blanks skipped",
+      comments: ["Two\nlines", " ", "\u2028"],
+      expected: ["# Twolines"],
+    },
+  ])("$name", ({ comments, expected }) => {
+    const text = renderServerFile(input({ mods: [mod("a", "100", ["A"])], ...(comments ? { comments } : {}) }));
+    const header = text.split("\n").filter((l) => l.startsWith("#"));
+    expect(header.slice(4)).toEqual(expected);
+    expect(line(text, "Mods")).toBe("A");
+  });
 });
 
 describe("renderServerFile full text", () => {

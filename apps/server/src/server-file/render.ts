@@ -3,13 +3,18 @@
  * Pure functions only: no I/O, no clock access (the generation time is an input).
  */
 
+import { commentText, partitionValues, type UnsafeReason } from "./safe-text.js";
+
 export type GameVersion = "41x" | "42x";
 
 export interface RenderMod {
   id: string;
   name: string;
   workshopId: string;
+  /** Every in-game id of the mod; used for a version that `buildModIds` does not list. */
   platformModIds: string[];
+  /** In-game ids per game build; the file of a version uses its own list when present. */
+  buildModIds?: Partial<Record<GameVersion, string[]>>;
   mapFolders: string[];
 }
 
@@ -19,10 +24,28 @@ export interface RenderInput {
   generatedAt: Date;
   /** Mods in the configured load order. */
   mods: RenderMod[];
-  /** Mod id -> selected in-game ids. An absent key means all of the mod's platformModIds are selected. */
+  /** Mod id -> selected in-game ids. An absent key means all of the mod's ids for the version are selected. */
   selected: Record<string, string[]>;
   /** Defaults to "Modpack Collection Service". */
   serviceName?: string;
+  /** Extra `#` lines after the generation time, one per entry (blank ones are skipped). */
+  comments?: string[];
+}
+
+/** A value the renderer refused to write. */
+export interface RenderRejection {
+  /** `RenderMod.id` of the mod the value belongs to. */
+  modId: string;
+  field: "platformModId" | "workshopId" | "mapFolder";
+  /** The value, printable (line-breaking characters escaped) and cut to 100 characters. */
+  value: string;
+  reason: UnsafeReason;
+}
+
+export interface RenderResult {
+  content: string;
+  /** Every value left out of the file because the server-file rule refuses it, in file order. */
+  rejected: RenderRejection[];
 }
 
 const DEFAULT_SERVICE_NAME = "Modpack Collection Service";
@@ -30,26 +53,10 @@ const BASE_MAP = "Muldraugh, KY";
 const SLUG_MAX_LENGTH = 60;
 const SLUG_FALLBACK = "modpack";
 
-/** Control characters (C0, DEL, C1) plus the Unicode line and paragraph separators. */
-const HEADER_UNSAFE = /[\p{Cc}\u2028\u2029]/gu;
-/** Characters that would break a `key=a;b;c` line. */
-const VALUE_UNSAFE = /[;\r\n]/;
 /** Combining marks left behind by NFKD decomposition. */
 const COMBINING_MARKS = /\p{M}/gu;
 const NON_SLUG_RUN = /[^a-z0-9]+/g;
 const EDGE_DASHES = /^-+|-+$/g;
-
-/** Removes control characters so user text cannot start a new line inside a `#` comment. */
-function headerText(value: string): string {
-  return value.replace(HEADER_UNSAFE, "").trim();
-}
-
-/** Trims a list value; returns undefined when it is empty or contains `;`, CR or LF. */
-function cleanValue(value: string): string | undefined {
-  const trimmed = value.trim();
-  if (trimmed === "" || VALUE_UNSAFE.test(trimmed)) return undefined;
-  return trimmed;
-}
 
 /** Collects values in insertion order, ignoring repeats (first occurrence wins). */
 class OrderedSet {
@@ -63,48 +70,63 @@ class OrderedSet {
   }
 }
 
-/** The mod's valid in-game ids that are selected, in the mod's own order. */
-function selectedIds(mod: RenderMod, selected: Record<string, string[]>): string[] {
-  const own = mod.platformModIds.map(cleanValue).filter((id): id is string => id !== undefined);
-  if (!Object.hasOwn(selected, mod.id)) return own;
-  const chosen = new Set((selected[mod.id] ?? []).map((id) => id.trim()));
-  return own.filter((id) => chosen.has(id));
+/** The mod's in-game ids for a version: its own list for that build when it has one, otherwise all. */
+function versionIds(mod: RenderMod, version: GameVersion): string[] {
+  return mod.buildModIds?.[version] ?? mod.platformModIds;
 }
 
-export function renderServerFile(input: RenderInput): string {
+/**
+ * Renders the mod section of a server file and reports every value it refused. Values (in-game ids,
+ * workshop ids, map folders) must pass the server-file rule (no control characters, line separators,
+ * `;` or `=`, bounded length); text of the `#` header loses its line-breaking characters by the same
+ * rule. So nothing taken from the workshop or a user can add a line to the file.
+ */
+export function renderServerFileWithReport(input: RenderInput): RenderResult {
   const modIds = new OrderedSet();
   const workshopIds = new OrderedSet();
   const mapFolders = new OrderedSet();
+  const rejected: RenderRejection[] = [];
+  const refuse = (mod: RenderMod, field: RenderRejection["field"], values: ReturnType<typeof partitionValues>) => {
+    for (const { value, reason } of values.rejected) rejected.push({ modId: mod.id, field, value, reason });
+    return values.usable;
+  };
 
   for (const mod of input.mods) {
-    const ids = selectedIds(mod, input.selected);
+    const own = refuse(mod, "platformModId", partitionValues(versionIds(mod, input.version)));
+    const chosen = Object.hasOwn(input.selected, mod.id)
+      ? new Set((input.selected[mod.id] ?? []).map((id) => id.trim()))
+      : undefined;
+    const ids = chosen === undefined ? own : own.filter((id) => chosen.has(id));
     if (ids.length === 0) continue;
 
     for (const id of ids) modIds.add(id);
-
-    const workshopId = cleanValue(mod.workshopId);
-    if (workshopId !== undefined) workshopIds.add(workshopId);
-
-    for (const folder of mod.mapFolders) {
-      const cleaned = cleanValue(folder);
-      if (cleaned !== undefined && cleaned !== BASE_MAP) mapFolders.add(cleaned);
+    for (const workshopId of refuse(mod, "workshopId", partitionValues([mod.workshopId]))) workshopIds.add(workshopId);
+    for (const folder of refuse(mod, "mapFolder", partitionValues(mod.mapFolders))) {
+      if (folder !== BASE_MAP) mapFolders.add(folder);
     }
   }
   mapFolders.add(BASE_MAP);
 
   const prefix = input.version === "42x" ? "\\" : "";
-  const serviceName = headerText(input.serviceName ?? DEFAULT_SERVICE_NAME) || DEFAULT_SERVICE_NAME;
+  const serviceName = commentText(input.serviceName ?? DEFAULT_SERVICE_NAME) || DEFAULT_SERVICE_NAME;
+  const comments = (input.comments ?? []).map(commentText).filter((comment) => comment !== "");
 
   const lines = [
     `# ${serviceName}`,
-    `# Modpack: ${headerText(input.modpack.name)} (${headerText(input.modpack.id)})`,
+    `# Modpack: ${commentText(input.modpack.name)} (${commentText(input.modpack.id)})`,
     `# Game version: ${input.version}`,
     `# Generated: ${input.generatedAt.toISOString()}`,
+    ...comments.map((comment) => `# ${comment}`),
     `Mods=${modIds.values.map((id) => `${prefix}${id}`).join(";")}`,
     `WorkshopItems=${workshopIds.values.join(";")}`,
     `Map=${mapFolders.values.join(";")}`,
   ];
-  return `${lines.join("\n")}\n`;
+  return { content: `${lines.join("\n")}\n`, rejected };
+}
+
+/** The server file's text; `renderServerFileWithReport` also says which values were refused. */
+export function renderServerFile(input: RenderInput): string {
+  return renderServerFileWithReport(input).content;
 }
 
 export function slugify(name: string): string {

@@ -1,12 +1,11 @@
 import { notFound, type Services, unprocessable } from "@modpack/contract";
 import { sql } from "kysely";
-import type { RevocationChannel } from "../auth/revocations.js";
 import type { Db } from "../db/database.js";
 import type { JobStatus } from "../db/schema.js";
-import type { Jobs } from "../jobs/boss.js";
 import { loadModpack } from "./modpacks.js";
 import { createNotifications } from "./notifications.js";
-import { likePattern, offsetOf, pagination } from "./paging.js";
+import { checkPageDepth, countMatches, likePattern, offsetOf, pagination } from "./paging.js";
+import type { JobQueue, RevocationPublisher } from "./ports.js";
 import { toUser } from "./users.js";
 
 function countByStatus(rows: { status: JobStatus; count: number | string }[]): Record<JobStatus, number> {
@@ -15,7 +14,11 @@ function countByStatus(rows: { status: JobStatus; count: number | string }[]): R
   return counts;
 }
 
-export function adminService(db: Db, jobs: Jobs, revocations: RevocationChannel): Services["admin"] {
+/** How long GET /admin/stats serves the same table counts. */
+export const STATS_TTL_MS = 10_000;
+
+export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPublisher): Services["admin"] {
+  let countsCache: { at: number; counts: ReturnType<typeof countTables> } | undefined;
   const selectUsers = () =>
     db
       .selectFrom("users")
@@ -36,35 +39,36 @@ export function adminService(db: Db, jobs: Jobs, revocations: RevocationChannel)
 
   return {
     async listUsers(input) {
-      let query = selectUsers();
+      checkPageDepth(input.page, input.limit, undefined);
+      let matching = db.selectFrom("users");
       if (input.search) {
         const pattern = likePattern(input.search);
-        query = query.where((eb) => eb.or([eb("users.name", "ilike", pattern), eb("users.email", "ilike", pattern)]));
+        matching = matching.where((eb) =>
+          eb.or([eb("users.name", "ilike", pattern), eb("users.email", "ilike", pattern)]),
+        );
       }
-      const rows = await query
-        .select(sql<number>`count(*) over ()`.as("fullCount"))
-        .orderBy("users.createdAt", "desc")
-        .orderBy("users.id", "desc")
-        .limit(input.limit)
-        .offset(offsetOf(input.page, input.limit))
-        .execute();
-      let total = rows[0] ? Number(rows[0].fullCount) : 0;
-      if (rows.length === 0 && input.page > 1) {
-        const counted = await db
-          .selectFrom("users")
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .where((eb) =>
-            input.search
-              ? eb.or([
-                  eb("users.name", "ilike", likePattern(input.search)),
-                  eb("users.email", "ilike", likePattern(input.search)),
-                ])
-              : eb.lit(true),
-          )
-          .executeTakeFirstOrThrow();
-        total = Number(counted.count);
-      }
-      return { data: rows.map(toAdminUser), pagination: pagination(input.page, input.limit, total) };
+      const { total, exact } = await countMatches(db, matching);
+      const rows =
+        total === 0
+          ? []
+          : await selectUsers()
+              .where(
+                "users.id",
+                "in",
+                matching
+                  .select("users.id")
+                  .orderBy("users.createdAt", "desc")
+                  .orderBy("users.id", "desc")
+                  .limit(input.limit)
+                  .offset(offsetOf(input.page, input.limit)),
+              )
+              .orderBy("users.createdAt", "desc")
+              .orderBy("users.id", "desc")
+              .execute();
+      return {
+        data: rows.map(toAdminUser),
+        pagination: pagination(input.page, input.limit, total, { totalExact: exact }),
+      };
     },
 
     async updateUser(caller, input) {
@@ -106,55 +110,62 @@ export function adminService(db: Db, jobs: Jobs, revocations: RevocationChannel)
     },
 
     async stats() {
-      const [users, modpacks, mods, imports, exports, queues] = await Promise.all([
-        db
-          .selectFrom("users")
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom("modpacks")
-          .select([
-            sql<number>`count(*)`.as("total"),
-            sql<number>`count(*) filter (where is_public and is_active)`.as("public"),
-            sql<number>`count(*) filter (where not is_active)`.as("archived"),
-          ])
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom("mods")
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom("imports")
-          .select(["status", sql<number>`count(*)`.as("count")])
-          .groupBy("status")
-          .execute(),
-        db
-          .selectFrom("exports")
-          .select(["status", sql<number>`count(*)`.as("count")])
-          .groupBy("status")
-          .execute(),
-        jobs.boss.getQueues(),
-      ]);
+      const now = Date.now();
+      if (!countsCache || now - countsCache.at >= STATS_TTL_MS) {
+        countsCache = { at: now, counts: countTables() };
+        // A failed count is not kept: the next request counts again.
+        countsCache.counts.catch(() => {
+          countsCache = undefined;
+        });
+      }
+      const [counts, queues] = await Promise.all([countsCache.counts, jobs.counts()]);
       return {
-        users: Number(users.count),
-        modpacks: {
-          total: Number(modpacks.total),
-          public: Number(modpacks.public),
-          archived: Number(modpacks.archived),
-        },
-        mods: Number(mods.count),
-        imports: countByStatus(imports),
-        exports: countByStatus(exports),
-        queues: queues
-          .map((queue) => ({
-            name: queue.name,
-            queued: queue.queuedCount,
-            active: queue.activeCount,
-            deferred: queue.deferredCount,
-            total: queue.totalCount,
-          }))
-          .sort((a, b) => a.name.localeCompare(b.name)),
+        ...counts,
+        queues: queues.sort((a, b) => a.name.localeCompare(b.name)),
       };
     },
   };
+
+  /** Exact counts of every table: they read whole tables, so stats() serves them for STATS_TTL_MS. */
+  async function countTables() {
+    const [users, modpacks, mods, imports, exports] = await Promise.all([
+      db
+        .selectFrom("users")
+        .select((eb) => eb.fn.countAll<number>().as("count"))
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom("modpacks")
+        .select([
+          sql<number>`count(*)`.as("total"),
+          sql<number>`count(*) filter (where is_public and is_active)`.as("public"),
+          sql<number>`count(*) filter (where not is_active)`.as("archived"),
+        ])
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom("mods")
+        .select((eb) => eb.fn.countAll<number>().as("count"))
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom("imports")
+        .select(["status", sql<number>`count(*)`.as("count")])
+        .groupBy("status")
+        .execute(),
+      db
+        .selectFrom("exports")
+        .select(["status", sql<number>`count(*)`.as("count")])
+        .groupBy("status")
+        .execute(),
+    ]);
+    return {
+      users: Number(users.count),
+      modpacks: {
+        total: Number(modpacks.total),
+        public: Number(modpacks.public),
+        archived: Number(modpacks.archived),
+      },
+      mods: Number(mods.count),
+      imports: countByStatus(imports),
+      exports: countByStatus(exports),
+    };
+  }
 }

@@ -1,10 +1,16 @@
-import { notFound, type Services } from "@modpack/contract";
-import type { RevocationChannel } from "../auth/revocations.js";
-import type { SessionStore } from "../auth/sessions.js";
+import { conflict, notFound, type Services } from "@modpack/contract";
+import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { offsetOf, pagination } from "./paging.js";
+import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 import { toUser } from "./users.js";
 
-export function authService(db: Db, store: SessionStore, revocations: RevocationChannel): Services["auth"] {
+export function authService(
+  db: Db,
+  store: TokenIssuer,
+  revocations: RevocationPublisher,
+  limits: { tokensPerUser: number },
+): Services["auth"] {
   return {
     async session(caller) {
       const user = await db.selectFrom("users").selectAll().where("id", "=", caller.userId).executeTakeFirst();
@@ -20,7 +26,12 @@ export function authService(db: Db, store: SessionStore, revocations: Revocation
     },
 
     async createToken(caller, input) {
-      const created = await store.createApiToken(caller.userId, input.name, input.expiresInDays);
+      const created = await store.createApiToken(caller.userId, input.name, input.expiresInDays, limits.tokensPerUser);
+      if (!created) {
+        throw conflict(
+          `You already hold ${limits.tokensPerUser} API tokens, the most allowed; revoke one before creating another`,
+        );
+      }
       return {
         id: created.id,
         name: input.name,
@@ -31,22 +42,37 @@ export function authService(db: Db, store: SessionStore, revocations: Revocation
       };
     },
 
-    async listTokens(caller) {
+    async listTokens(caller, input) {
       const rows = await db
         .selectFrom("apiTokens")
         .select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"])
+        .select(sql<number>`count(*) over ()`.as("fullCount"))
         .where("userId", "=", caller.userId)
         .where("expiresAt", ">", new Date())
         .orderBy("createdAt", "desc")
+        .orderBy("id", "desc")
+        .limit(input.limit)
+        .offset(offsetOf(input.page, input.limit))
         .execute();
+      let total = rows[0] ? Number(rows[0].fullCount) : 0;
+      if (rows.length === 0 && input.page > 1) {
+        const counted = await db
+          .selectFrom("apiTokens")
+          .select((eb) => eb.fn.countAll<number>().as("count"))
+          .where("userId", "=", caller.userId)
+          .where("expiresAt", ">", new Date())
+          .executeTakeFirstOrThrow();
+        total = Number(counted.count);
+      }
       return {
-        tokens: rows.map((row) => ({
+        data: rows.map((row) => ({
           id: row.id,
           name: row.name,
           createdAt: row.createdAt.toISOString(),
           expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
           lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
         })),
+        pagination: pagination(input.page, input.limit, total),
       };
     },
 

@@ -3,6 +3,7 @@ import {
   conflict,
   type ExportConfiguration,
   type ExportStatus,
+  type GameVersion,
   notFound,
   type Services,
   unprocessable,
@@ -10,36 +11,69 @@ import {
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ExportRow } from "../db/schema.js";
-import type { Jobs } from "../jobs/boss.js";
-import { EXPORT_QUEUE } from "../jobs/queues.js";
 import type { RenderMod } from "../server-file/render.js";
+import { buildModIdsOf } from "./mods.js";
 import { createNotifications } from "./notifications.js";
+import type { JobQueue } from "./ports.js";
+import { EXPORT_QUEUE } from "./ports.js";
+import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
 
 export interface ExportsDependencies {
   db: Db;
-  jobs: Jobs;
+  jobs: JobQueue;
   modpacks: Services["modpacks"];
   /** The service's external base URL, for `downloadUrl`. */
   publicUrl: string;
+  /** How many server files one user may have pending or running (0: no bound). */
+  maxPendingPerUser: number;
 }
+
+/** A server file takes well under a second to render: a refused caller may try again soon. */
+const EXPORT_RETRY_AFTER_SECONDS = 2;
+/**
+ * A pending export this old has lost its job (a queued one waits seconds, not minutes): it neither
+ * answers an identical request nor counts against the requester's bound.
+ */
+const STALE_PENDING = sql<Date>`now() - interval '15 minutes'`;
 
 /** What `loadDownload` needs: who may read a modpack. */
 export type DownloadDependencies = Pick<ExportsDependencies, "db" | "modpacks">;
 
-type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
+export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
+
+/** An active mod of a modpack, with what the server file and the modpack check read of it. */
+export interface PackMod extends RenderMod {
+  tags: string[];
+  requiredWorkshopIds: string[];
+  /** False when the last refresh found the item removed, private or delisted on the workshop. */
+  available: boolean;
+}
 
 export interface EffectiveConfiguration {
   configuration: ExportConfiguration;
   /** The modpack's active mods in the effective load order. */
-  mods: RenderMod[];
+  mods: PackMod[];
 }
+
+const packModColumns = [
+  "mods.id",
+  "mods.name",
+  "mods.workshopId",
+  "mods.platformModIds",
+  "mods.modIdsB41",
+  "mods.modIdsB42",
+  "mods.mapFolders",
+  "mods.tags",
+  "mods.requiredWorkshopIds",
+  "mods.isActive as available",
+] as const;
 
 /** The modpack's active mods in the order they were added (re-adding a removed mod moves it last). */
 function activeModsQuery(db: Db, modpackId: string) {
   return db
     .selectFrom("modpackMods as link")
     .innerJoin("mods", "mods.id", "link.modId")
-    .select(["mods.id", "mods.name", "mods.workshopId", "mods.platformModIds", "mods.mapFolders"])
+    .select(packModColumns)
     .where("link.modpackId", "=", modpackId)
     .where("link.isActive", "=", true)
     .orderBy("link.addedAt")
@@ -47,13 +81,63 @@ function activeModsQuery(db: Db, modpackId: string) {
 }
 
 /**
+ * The in-game ids a mod offers for a game version. Every id of the description serves both
+ * versions today; per-build ids plug in here.
+ */
+export function platformModIdsFor(mod: RenderMod, version: GameVersion): string[] {
+  return mod.buildModIds?.[version] ?? mod.platformModIds;
+}
+
+/** A pack mod from its row: the per-build id columns become `buildModIds`. */
+function toPackMod<T extends { platformModIds: string[]; modIdsB41: string[] | null; modIdsB42: string[] | null }>(
+  row: T,
+): Omit<T, "modIdsB41" | "modIdsB42"> & { buildModIds: Record<GameVersion, string[]> } {
+  const { modIdsB41, modIdsB42, ...mod } = row;
+  return { ...mod, buildModIds: buildModIdsOf({ platformModIds: row.platformModIds, modIdsB41, modIdsB42 }) };
+}
+
+/** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
+export function writtenIdsOf(mod: RenderMod, configuration: ExportConfiguration, version: GameVersion) {
+  const config = configuration.modConfig[mod.id];
+  const selected = new Set(config?.selectedPlatformModIds ?? mod.platformModIds);
+  const versionIds = platformModIdsFor(mod, version);
+  const custom = config?.customPlatformModIds ?? [];
+  return { versionIds, selected: versionIds.filter((id) => selected.has(id)), custom };
+}
+
+/**
+ * The renderer's input for one version: each mod's ids for that version with its custom ids after
+ * them, and the selection to match (custom ids always selected).
+ */
+export function renderInputFor(
+  effective: EffectiveConfiguration,
+  version: GameVersion,
+): { mods: RenderMod[]; selected: Record<string, string[]> } {
+  const mods: RenderMod[] = [];
+  const selected: Record<string, string[]> = {};
+  for (const mod of effective.mods) {
+    const written = writtenIdsOf(mod, effective.configuration, version);
+    const custom = written.custom.filter((id) => !written.versionIds.includes(id));
+    mods.push({
+      id: mod.id,
+      name: mod.name,
+      workshopId: mod.workshopId,
+      mapFolders: mod.mapFolders,
+      platformModIds: [...written.versionIds, ...custom],
+    });
+    selected[mod.id] = [...written.selected, ...custom];
+  }
+  return { mods, selected };
+}
+
+/**
  * The configuration as it applies now: the saved order kept to the modpack's active mods, then
  * the active mods it does not mention in the order they were added; for every active mod the saved
  * selection kept to the mod's current in-game ids, or all of them when nothing was saved for it.
  */
-function applyConfiguration(active: RenderMod[], saved: SavedConfiguration): EffectiveConfiguration {
+export function applyConfiguration(active: PackMod[], saved: SavedConfiguration): EffectiveConfiguration {
   const byId = new Map(active.map((mod) => [mod.id, mod]));
-  const ordered: RenderMod[] = [];
+  const ordered: PackMod[] = [];
   const placed = new Set<string>();
   for (const id of saved?.modsOrder ?? []) {
     const mod = byId.get(id);
@@ -67,10 +151,12 @@ function applyConfiguration(active: RenderMod[], saved: SavedConfiguration): Eff
   for (const mod of ordered) {
     const selection = saved && Object.hasOwn(saved.modConfig, mod.id) ? saved.modConfig[mod.id] : undefined;
     const own = new Set(mod.platformModIds);
+    const custom = selection?.customPlatformModIds ?? [];
     modConfig[mod.id] = {
       selectedPlatformModIds: selection
         ? [...new Set(selection.selectedPlatformModIds)].filter((id) => own.has(id))
         : [...mod.platformModIds],
+      ...(custom.length > 0 ? { customPlatformModIds: [...custom] } : {}),
     };
   }
   return { configuration: { modsOrder: ordered.map((mod) => mod.id), modConfig }, mods: ordered };
@@ -87,16 +173,41 @@ export async function loadEffectiveConfiguration(db: Db, modpackId: string): Pro
       .executeTakeFirst(),
   ]);
   return applyConfiguration(
-    active,
+    active.map(toPackMod),
     saved ? { modsOrder: saved.modsOrder, modConfig: saved.modConfig ?? {} } : undefined,
   );
 }
 
-/** Each mod's selected in-game ids, as `renderServerFile` takes them. */
-export function selectionOf(configuration: ExportConfiguration): Record<string, string[]> {
-  return Object.fromEntries(
-    Object.entries(configuration.modConfig).map(([id, config]) => [id, config.selectedPlatformModIds]),
-  );
+/** The active mods (in the order they were added) and saved configuration of several modpacks, in two queries. */
+export async function loadModpackMods(
+  db: Db,
+  modpackIds: string[],
+): Promise<Map<string, { active: PackMod[]; saved: SavedConfiguration }>> {
+  const loaded = new Map<string, { active: PackMod[]; saved: SavedConfiguration }>();
+  if (modpackIds.length === 0) return loaded;
+  const [rows, saved] = await Promise.all([
+    db
+      .selectFrom("modpackMods as link")
+      .innerJoin("mods", "mods.id", "link.modId")
+      .select(["link.modpackId", ...packModColumns])
+      .where("link.modpackId", "in", modpackIds)
+      .where("link.isActive", "=", true)
+      .orderBy("link.addedAt")
+      .orderBy("link.id")
+      .execute(),
+    db
+      .selectFrom("exportConfigurations")
+      .select(["modpackId", "modsOrder", "modConfig"])
+      .where("modpackId", "in", modpackIds)
+      .execute(),
+  ]);
+  for (const id of modpackIds) loaded.set(id, { active: [], saved: undefined });
+  for (const { modpackId, ...mod } of rows) loaded.get(modpackId)?.active.push(toPackMod(mod));
+  for (const row of saved) {
+    const entry = loaded.get(row.modpackId);
+    if (entry) entry.saved = { modsOrder: row.modsOrder, modConfig: row.modConfig ?? {} };
+  }
+  return loaded;
 }
 
 function toExportStatus(row: ExportRow, publicUrl: string): ExportStatus {
@@ -108,9 +219,17 @@ function toExportStatus(row: ExportRow, publicUrl: string): ExportStatus {
     fileName: row.fileName,
     downloadUrl: row.status === "completed" ? `${publicUrl}/modpacks/export/${row.id}/download` : null,
     error: row.error,
+    findings: row.findings,
     createdAt: row.createdAt.toISOString(),
     finishedAt: row.finishedAt ? row.finishedAt.toISOString() : null,
   };
+}
+
+/** Rolls back a request that turned out to repeat one committed meanwhile, answering that one. */
+class AlreadyRequested extends Error {
+  constructor(readonly exportId: string) {
+    super(`export ${exportId} was requested meanwhile`);
+  }
 }
 
 /** Loads an export the caller may see: its requester always, anyone else if they may read the modpack. */
@@ -126,13 +245,18 @@ export async function loadDownload(
   deps: DownloadDependencies,
   caller: Caller,
   exportId: string,
-): Promise<{ fileName: string; content: string }> {
+): Promise<{ fileName: string; modpackName: string; version: GameVersion; content: string }> {
   const row = await loadVisibleExport(deps, caller, exportId);
   if (row.status === "failed") throw conflict(`The file could not be generated: ${row.error ?? "unknown error"}`);
   if (row.status !== "completed" || row.content === null || row.fileName === null) {
     throw conflict("The file is not ready yet");
   }
-  return { fileName: row.fileName, content: row.content };
+  const modpack = await deps.db
+    .selectFrom("modpacks")
+    .select("name")
+    .where("id", "=", row.modpackId)
+    .executeTakeFirstOrThrow();
+  return { fileName: row.fileName, modpackName: modpack.name, version: row.version, content: row.content };
 }
 
 /**
@@ -148,7 +272,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
     },
 
     async saveConfiguration(caller, modpack, input) {
-      const active = await activeModsQuery(db, modpack.id).execute();
+      const active = (await activeModsQuery(db, modpack.id).execute()).map(toPackMod);
       const byId = new Map(active.map((mod) => [mod.id, mod]));
       for (const id of [...input.modsOrder, ...Object.keys(input.modConfig)]) {
         if (!byId.has(id)) throw unprocessable(`Mod ${id} is not an active mod of this modpack`);
@@ -181,24 +305,67 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
     },
 
     async request(caller, modpack, version) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .insertInto("exports")
-          .values({ modpackId: modpack.id, requestedBy: caller.userId, version })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        await jobs.send(EXPORT_QUEUE, { exportId: row.id }, { db: trx });
-        await createNotifications(trx, [
-          {
-            userId: caller.userId,
-            title: "Server file generation started",
-            content: `The ${version} server file of "${modpack.name}" is being generated.`,
-            type: "info",
-            metadata: { modpackId: modpack.id, exportId: row.id, version },
-          },
-        ]);
-        return { exportId: row.id, status: "pending" as const };
-      });
+      /** The caller's exports still to be rendered, newest first (without `except`, this request's own). */
+      const waitingOf = (executor: Db, except?: string) => {
+        let query = executor
+          .selectFrom("exports")
+          .select(["id", "modpackId", "version", "status"])
+          .where("requestedBy", "=", caller.userId)
+          .where("status", "in", ["pending", "running"])
+          .where("createdAt", ">", STALE_PENDING);
+        if (except) query = query.where("id", "!=", except);
+        return query.orderBy("createdAt", "desc").execute();
+      };
+      /**
+       * The same request already waiting (a pending export renders the configuration saved when
+       * it runs, so it gives the same file), or 429 past the caller's bound, or null to go ahead.
+       */
+      const decide = (waiting: Awaited<ReturnType<typeof waitingOf>>) => {
+        const same = waiting.find(
+          (row) => row.status === "pending" && row.modpackId === modpack.id && row.version === version,
+        );
+        if (same) return { exportId: same.id, status: "pending" as const };
+        checkUserLimit({
+          count: waiting.length,
+          limit: deps.maxPendingPerUser,
+          what: "server files being generated",
+          retryAfterSeconds: EXPORT_RETRY_AFTER_SECONDS,
+        });
+        return null;
+      };
+
+      // Decided once before writing anything, and again under the caller's lock once this request's
+      // rows are written: concurrent requests of one user are counted (and ranked) exactly, yet
+      // hold the lock only for that last check and the job's insert.
+      const early = decide(await waitingOf(db));
+      if (early) return early;
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const row = await trx
+            .insertInto("exports")
+            .values({ modpackId: modpack.id, requestedBy: caller.userId, version })
+            .returning("id")
+            .executeTakeFirstOrThrow();
+          await createNotifications(trx, [
+            {
+              userId: caller.userId,
+              title: "Server file generation started",
+              content: `The ${version} server file of "${modpack.name}" is being generated.`,
+              type: "info",
+              metadata: { modpackId: modpack.id, exportId: row.id, version },
+            },
+          ]);
+          await lockUserQueue(trx, EXPORT_QUEUE, caller.userId);
+          const before = await waitingOf(trx, row.id);
+          const existing = decide(before);
+          if (existing) throw new AlreadyRequested(existing.exportId);
+          await jobs.send(EXPORT_QUEUE, { exportId: row.id }, { db: trx, priority: fairPriority(before.length) });
+          return { exportId: row.id, status: "pending" as const };
+        });
+      } catch (error) {
+        if (error instanceof AlreadyRequested) return { exportId: error.exportId, status: "pending" as const };
+        throw error;
+      }
     },
 
     async get(caller, exportId) {

@@ -2,9 +2,9 @@ import type { Services } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { Jobs } from "../jobs/boss.js";
+import type { JobQueue } from "./ports.js";
 
-export function healthService(db: Db, jobs: Jobs): Services["health"] {
+export function healthService(db: Db, jobs: JobQueue): Services["health"] {
   return {
     async readiness() {
       try {

@@ -8,9 +8,20 @@ import {
 } from "@modpack/contract";
 import type { Db } from "../db/database.js";
 import type { ImportRow } from "../db/schema.js";
-import type { Jobs } from "../jobs/boss.js";
-import { IMPORT_QUEUE } from "../jobs/queues.js";
 import { createNotifications } from "./notifications.js";
+import type { JobQueue } from "./ports.js";
+import { IMPORT_QUEUE } from "./ports.js";
+import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
+
+/** An import reads the workshop for a while: a refused caller should wait a little. */
+const IMPORT_RETRY_AFTER_SECONDS = 30;
+
+export interface ImportsDependencies {
+  db: Db;
+  jobs: JobQueue;
+  /** How many imports one user may have pending or running (0: no bound). */
+  maxPendingPerUser: number;
+}
 
 export function toImportStatus(row: ImportRow): ImportStatus {
   return {
@@ -32,7 +43,7 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
 }
 
-export function importsService(deps: { db: Db; jobs: Jobs }): Services["imports"] {
+export function importsService(deps: ImportsDependencies): Services["imports"] {
   const { db, jobs } = deps;
   return {
     async start(caller, modpack, platformUrl) {
@@ -40,6 +51,19 @@ export function importsService(deps: { db: Db; jobs: Jobs }): Services["imports"
       if (!collectionId) throw unprocessable("Not a Steam Workshop URL");
       try {
         const importId = await db.transaction().execute(async (trx) => {
+          await lockUserQueue(trx, IMPORT_QUEUE, caller.userId);
+          const { waiting } = await trx
+            .selectFrom("imports")
+            .select((eb) => eb.fn.countAll<number>().as("waiting"))
+            .where("requestedBy", "=", caller.userId)
+            .where("status", "in", ["pending", "running"])
+            .executeTakeFirstOrThrow();
+          checkUserLimit({
+            count: Number(waiting),
+            limit: deps.maxPendingPerUser,
+            what: "imports pending or running",
+            retryAfterSeconds: IMPORT_RETRY_AFTER_SECONDS,
+          });
           const row = await trx
             .insertInto("imports")
             .values({
@@ -53,7 +77,12 @@ export function importsService(deps: { db: Db; jobs: Jobs }): Services["imports"
             })
             .returning("id")
             .executeTakeFirstOrThrow();
-          await jobs.send(IMPORT_QUEUE, { importId: row.id }, { db: trx });
+          // Grouped by requester: the workers run at most one import of a user at a time.
+          await jobs.send(
+            IMPORT_QUEUE,
+            { importId: row.id },
+            { db: trx, priority: fairPriority(Number(waiting)), group: { id: caller.userId } },
+          );
           await createNotifications(trx, [
             {
               userId: caller.userId,

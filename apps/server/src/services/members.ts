@@ -15,49 +15,114 @@ async function loadMember(db: Db, modpackId: string, userId: string): Promise<Me
   return member;
 }
 
+/**
+ * Makes a user an active member and notifies them, in the caller's transaction; false when they
+ * already are one. One statement decides: a concurrent add of the same user waits on the row and
+ * then finds it active, so exactly one adds (and notifies).
+ */
+async function addMembership(
+  trx: Db,
+  modpack: { id: string; name: string },
+  userId: string,
+  permission: string[],
+): Promise<boolean> {
+  const added = await trx
+    .insertInto("modpackMembers")
+    .values({ modpackId: modpack.id, userId, permission })
+    .onConflict((oc) =>
+      oc
+        .columns(["modpackId", "userId"])
+        .doUpdateSet({ permission, isActive: true, updatedAt: sql<Date>`now()` })
+        .where("modpackMembers.isActive", "=", false),
+    )
+    .returning("userId")
+    .executeTakeFirst();
+  if (!added) return false;
+  await createNotifications(trx, [
+    {
+      userId,
+      title: "Added to a modpack",
+      content: `You were added to "${modpack.name}" with: ${describe(permission)}.`,
+      type: "info",
+      metadata: { modpackId: modpack.id, permission },
+    },
+  ]);
+  return true;
+}
+
+/**
+ * At sign-in with a verified email: the invitations to that email become memberships (not for
+ * the owner, nor on an archived modpack) and are consumed. Returns how many were accepted.
+ */
+export async function acceptInvitations(db: Db, userId: string, email: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const invitations = await trx
+      .deleteFrom("modpackInvitations")
+      .where("email", "=", email.toLowerCase())
+      .returning(["modpackId", "permission"])
+      .execute();
+    if (invitations.length === 0) return 0;
+    const modpacks = await trx
+      .selectFrom("modpacks")
+      .select(["id", "name", "ownerId"])
+      .where(
+        "id",
+        "in",
+        invitations.map((invitation) => invitation.modpackId),
+      )
+      .where("isActive", "=", true)
+      .execute();
+    let accepted = 0;
+    for (const invitation of invitations) {
+      const modpack = modpacks.find((item) => item.id === invitation.modpackId);
+      if (!modpack || modpack.ownerId === userId) continue;
+      if (await addMembership(trx, modpack, userId, invitation.permission)) accepted++;
+    }
+    return accepted;
+  });
+}
+
 export function membersService(db: Db): Services["members"] {
   return {
     async list(modpack) {
       return { members: await loadMembers(db, modpack.id) };
     },
 
-    async add(_caller, modpack, input) {
-      let userQuery = db.selectFrom("users").select(["id", "name"]);
-      userQuery = input.userId
-        ? userQuery.where("id", "=", input.userId)
-        : userQuery.where(sql<string>`lower(email)`, "=", (input.email ?? "").toLowerCase());
-      const user = await userQuery.orderBy("createdAt").executeTakeFirst();
-      if (!user) throw notFound("User not found");
-      if (user.id === modpack.ownerId) throw unprocessable("The owner cannot be added as a member");
-      await db.transaction().execute(async (trx) => {
-        const existing = await trx
-          .selectFrom("modpackMembers")
-          .select("isActive")
-          .where("modpackId", "=", modpack.id)
-          .where("userId", "=", user.id)
-          .forUpdate()
-          .executeTakeFirst();
-        if (existing?.isActive) throw conflict("The user is already a member of this modpack");
-        await trx
-          .insertInto("modpackMembers")
-          .values({ modpackId: modpack.id, userId: user.id, permission: input.permission })
+    async add(caller, modpack, input) {
+      if (input.email !== undefined) {
+        // The same answer whatever the email: no account is looked up here.
+        const email = input.email.toLowerCase();
+        const row = await db
+          .insertInto("modpackInvitations")
+          .values({ modpackId: modpack.id, email, permission: input.permission, invitedBy: caller.userId })
           .onConflict((oc) =>
-            oc.columns(["modpackId", "userId"]).doUpdateSet({
+            oc.columns(["modpackId", "email"]).doUpdateSet({
               permission: input.permission,
-              isActive: true,
+              invitedBy: caller.userId,
               updatedAt: sql<Date>`now()`,
             }),
           )
-          .execute();
-        await createNotifications(trx, [
-          {
-            userId: user.id,
-            title: "Added to a modpack",
-            content: `You were added to "${modpack.name}" with: ${describe(input.permission)}.`,
-            type: "info",
-            metadata: { modpackId: modpack.id, permission: input.permission },
-          },
-        ]);
+          .returning(["email", "permission", "createdAt"])
+          .executeTakeFirstOrThrow();
+        return {
+          email: row.email,
+          permission: row.permission,
+          status: "invited" as const,
+          createdAt: row.createdAt.toISOString(),
+        };
+      }
+      if (input.userId === undefined) throw notFound("User not found");
+      const user = await db
+        .selectFrom("users")
+        .select(["id", "name"])
+        .where("id", "=", input.userId)
+        .executeTakeFirst();
+      if (!user) throw notFound("User not found");
+      if (user.id === modpack.ownerId) throw unprocessable("The owner cannot be added as a member");
+      await db.transaction().execute(async (trx) => {
+        if (!(await addMembership(trx, modpack, user.id, input.permission))) {
+          throw conflict("The user is already a member of this modpack");
+        }
       });
       return loadMember(db, modpack.id, user.id);
     },

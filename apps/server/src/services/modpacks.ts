@@ -13,7 +13,21 @@ import {
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
-import { likePattern, offsetOf, pagination } from "./paging.js";
+import { createNotifications } from "./notifications.js";
+import {
+  afterPosition,
+  checkPageDepth,
+  countMatches,
+  cursorKey,
+  decodeCursor,
+  EXACT_COUNT_LIMIT,
+  encodeCursor,
+  likePattern,
+  offsetOf,
+  pagination,
+  rowsByIds,
+  sortText,
+} from "./paging.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
   return {
@@ -54,7 +68,7 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
     userId: row.userId,
     name: row.name,
     image: row.image ?? "",
-    permission: row.permission,
+    permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -75,6 +89,7 @@ type ModpackQuery = SelectQueryBuilder<Database, "modpacks", object>;
 
 interface ListOptions {
   page: number;
+  cursor?: string | undefined;
   limit: number;
   search?: string | undefined;
   sortBy: "createdAt" | "updatedAt" | "name";
@@ -82,11 +97,22 @@ interface ListOptions {
 }
 
 /**
- * One page and the total, in one query. The total is a scalar subquery, not `count(*) over ()`:
- * a window count makes Postgres read every matching row (all columns) before the LIMIT and hides
- * the LIMIT from the planner; the subquery counts from an index and the page stops after `limit`.
+ * One page and the total. The total is counted exactly up to EXACT_COUNT_LIMIT and estimated above
+ * (see countMatches); with no match the page is not read at all. A page of a small match set is
+ * read from the matching ids (`in (…offset 0)` keeps Postgres from folding it back into a walk of
+ * the sort index that would filter every row); a large one walks the sort index and stops after
+ * `limit` + 1 rows (the extra row says whether there is a next page). `bounded: false` counts
+ * exactly: the set is bounded by its caller (one user's modpacks), not by the catalogue.
  */
-async function listPage(base: ModpackQuery, options: ListOptions) {
+async function listPage(db: Db, base: ModpackQuery, options: ListOptions, bounded = true) {
+  const { page, cursor, limit, sortBy, sortOrder } = options;
+  checkPageDepth(page, limit, cursor);
+  const sortKey = cursorKey(`modpacks.${sortBy}.${sortOrder}`, {
+    list: bounded ? "public" : "mine",
+    search: options.search,
+    includeArchived: "includeArchived" in options ? options.includeArchived : undefined,
+  });
+  const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
   let query = base;
   if (options.search) {
     const pattern = likePattern(options.search);
@@ -94,20 +120,57 @@ async function listPage(base: ModpackQuery, options: ListOptions) {
       eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
     );
   }
-  const counted = query.select((eb) => eb.fn.countAll<number>().as("count"));
-  const rows = await query
-    .selectAll("modpacks")
-    .select(counted.as("fullCount"))
-    .orderBy(`modpacks.${options.sortBy}`, options.sortOrder)
-    .orderBy("modpacks.id", options.sortOrder)
-    .limit(options.limit)
-    .offset(offsetOf(options.page, options.limit))
-    .execute();
-  let total = rows[0] ? Number(rows[0].fullCount) : 0;
-  if (rows.length === 0 && options.page > 1) {
-    total = Number((await counted.executeTakeFirstOrThrow()).count);
+  const { total, exact } = bounded
+    ? await countMatches(db, query)
+    : {
+        total: Number(
+          (await query.select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow()).count,
+        ),
+        exact: true,
+      };
+  if (total === 0) return { data: [], pagination: pagination(page, limit, 0, { totalExact: true, nextCursor: null }) };
+  const column = `modpacks.${sortBy}` as const;
+  let rowsQuery =
+    exact && total <= EXACT_COUNT_LIMIT ? rowsByIds<ModpackQuery>(db, "modpacks", query.select("modpacks.id")) : query;
+  if (position) {
+    rowsQuery = rowsQuery.where(
+      afterPosition(column, "modpacks.id", sortBy === "name" ? "text" : "timestamptz", sortOrder, position),
+    );
   }
-  return { data: rows.map(toModpackSummary), pagination: pagination(options.page, options.limit, total) };
+  const rows = await rowsQuery
+    .selectAll("modpacks")
+    .select(sortText(column).as("sortValue"))
+    .orderBy(column, sortOrder)
+    .orderBy("modpacks.id", sortOrder)
+    .limit(limit + 1)
+    .offset(position ? 0 : offsetOf(page, limit))
+    .execute();
+  const last = rows.length > limit ? rows[limit - 1] : undefined;
+  return {
+    data: rows.slice(0, limit).map(toModpackSummary),
+    pagination: pagination(page, limit, total, {
+      totalExact: exact,
+      nextCursor: last ? encodeCursor(sortKey, { value: last.sortValue, id: last.id }) : null,
+    }),
+  };
+}
+
+/** The longest modpack name the contract accepts. */
+const NAME_MAX = 50;
+const COPY_SUFFIX = " (copy)";
+
+/**
+ * The default name of a copy: the original's, shortened so that ` (copy)` still fits the name's
+ * length rule (counted in UTF-16 units, as the contract counts), never splitting a character.
+ */
+export function copyName(original: string): string {
+  const room = NAME_MAX - COPY_SUFFIX.length;
+  let base = "";
+  for (const char of original) {
+    if (base.length + char.length > room) break;
+    base += char;
+  }
+  return `${base.length < original.length ? base.trimEnd() : base}${COPY_SUFFIX}`;
 }
 
 const memberPermissionValues = new Set<string>(["read", "add-mod", "remove-mod", "import", "configure"]);
@@ -165,32 +228,25 @@ export function modpacksService(db: Db): Services["modpacks"] {
         .selectFrom("modpacks")
         .where("modpacks.isPublic", "=", true)
         .where("modpacks.isActive", "=", true);
-      return listPage(base, input);
+      return listPage(db, base, input);
     },
 
     listMine(caller, input) {
-      const base = db
-        .selectFrom("modpacks")
-        .where((eb) =>
-          eb.or([
-            eb.and([
-              eb("modpacks.ownerId", "=", caller.userId),
-              ...(input.includeArchived ? [] : [eb("modpacks.isActive", "=", true)]),
-            ]),
-            eb.and([
-              eb("modpacks.isActive", "=", true),
-              eb.exists(
-                eb
-                  .selectFrom("modpackMembers")
-                  .select(sql`1`.as("one"))
-                  .whereRef("modpackMembers.modpackId", "=", "modpacks.id")
-                  .where("modpackMembers.userId", "=", caller.userId)
-                  .where("modpackMembers.isActive", "=", true),
-              ),
-            ]),
-          ]),
-        );
-      return listPage(base, input);
+      // The caller's own modpacks and the ones shared with them, from the two indexes by user:
+      // a set bounded by the user, counted exactly and sorted in memory.
+      const owned = db
+        .selectFrom("modpacks as own")
+        .select("own.id")
+        .where("own.ownerId", "=", caller.userId)
+        .$if(!input.includeArchived, (query) => query.where("own.isActive", "=", true));
+      const shared = db
+        .selectFrom("modpackMembers as member")
+        .innerJoin("modpacks as pack", "pack.id", "member.modpackId")
+        .select("pack.id")
+        .where("member.userId", "=", caller.userId)
+        .where("member.isActive", "=", true)
+        .where("pack.isActive", "=", true);
+      return listPage(db, rowsByIds<ModpackQuery>(db, "modpacks", owned.union(shared)), input, false);
     },
 
     async create(caller, input) {
@@ -252,6 +308,73 @@ export function modpacksService(db: Db): Services["modpacks"] {
           .execute();
       }
       return loadModpack(db, modpack.id);
+    },
+
+    async duplicate(caller, modpack, input) {
+      const id = await db.transaction().execute(async (trx) => {
+        const original = await trx
+          .selectFrom("modpacks")
+          .selectAll()
+          .where("id", "=", modpack.id)
+          .executeTakeFirstOrThrow();
+        const copy = await trx
+          .insertInto("modpacks")
+          .values({
+            name: input.name ?? copyName(original.name),
+            description: original.description,
+            avatarUrl: original.avatarUrl,
+            isPublic: false,
+            platformUrl: original.platformUrl,
+            ownerId: caller.userId,
+            metadata: JSON.stringify(original.metadata ?? {}),
+          })
+          .returning(["id", "name"])
+          .executeTakeFirstOrThrow();
+        const links = await trx
+          .insertInto("modpackMods")
+          .columns(["modpackId", "modId", "addedBy", "addedAt"])
+          .expression((eb) =>
+            eb
+              .selectFrom("modpackMods")
+              .select([
+                sql<string>`${copy.id}::uuid`.as("modpackId"),
+                "modpackMods.modId",
+                sql<string>`${caller.userId}::uuid`.as("addedBy"),
+                // The source's times, so the default load order (the order mods were added) is the same.
+                "modpackMods.addedAt",
+              ])
+              .where("modpackMods.modpackId", "=", modpack.id)
+              .where("modpackMods.isActive", "=", true),
+          )
+          .returning("modId")
+          .execute();
+        await trx
+          .insertInto("exportConfigurations")
+          .columns(["modpackId", "modsOrder", "modConfig", "updatedBy"])
+          .expression((eb) =>
+            eb
+              .selectFrom("exportConfigurations")
+              .select([
+                sql<string>`${copy.id}::uuid`.as("modpackId"),
+                "exportConfigurations.modsOrder",
+                "exportConfigurations.modConfig",
+                sql<string>`${caller.userId}::uuid`.as("updatedBy"),
+              ])
+              .where("exportConfigurations.modpackId", "=", modpack.id),
+          )
+          .execute();
+        await createNotifications(trx, [
+          {
+            userId: caller.userId,
+            title: "Modpack duplicated",
+            content: `${copy.name} is a copy of ${original.name} with ${links.length} mod${links.length === 1 ? "" : "s"}.`,
+            type: "success",
+            metadata: { modpackId: copy.id, sourceModpackId: original.id, modCount: links.length },
+          },
+        ]);
+        return copy.id;
+      });
+      return loadModpack(db, id);
     },
   };
 }

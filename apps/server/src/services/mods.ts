@@ -10,14 +10,34 @@ import {
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
-import type { Jobs } from "../jobs/boss.js";
-import { MOD_UPDATE_QUEUE } from "../jobs/queues.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
-import { likePattern, offsetOf, pagination } from "./paging.js";
+import { notifyNewErrors } from "./modpack-check.js";
+import {
+  afterPosition,
+  checkPageDepth,
+  countMatches,
+  cursorKey,
+  decodeCursor,
+  EXACT_COUNT_LIMIT,
+  encodeCursor,
+  likePattern,
+  offsetOf,
+  pagination,
+  rowsByIds,
+  sortText,
+} from "./paging.js";
+import type { JobQueue } from "./ports.js";
+import { MOD_UPDATE_QUEUE } from "./ports.js";
+import { inFlightCounter } from "./user-limits.js";
 
 const WORKSHOP_ID = /^\d{1,20}$/;
 const HTTP_URL = /^https?:\/\//i;
 const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
+
+/** A mod's in-game ids for each game build (ids not qualified by a build belong to both). */
+export function buildModIdsOf(row: Pick<ModRow, "platformModIds" | "modIdsB41" | "modIdsB42">): Mod["buildModIds"] {
+  return { "41x": row.modIdsB41 ?? row.platformModIds, "42x": row.modIdsB42 ?? row.platformModIds };
+}
 
 export function toMod(row: ModRow): Mod {
   return {
@@ -25,6 +45,7 @@ export function toMod(row: ModRow): Mod {
     name: row.name,
     workshopId: row.workshopId,
     platformModId: row.platformModIds,
+    buildModIds: buildModIdsOf(row),
     mapFolders: row.mapFolders,
     requiredWorkshopIds: row.requiredWorkshopIds,
     description: row.description,
@@ -53,6 +74,8 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
         description: item.description,
         avatarUrl: item.previewUrl,
         platformModIds: item.platformModIds,
+        modIdsB41: item.buildModIds?.["41x"] ?? null,
+        modIdsB42: item.buildModIds?.["42x"] ?? null,
         mapFolders: item.mapFolders,
         requiredWorkshopIds: item.requiredWorkshopIds,
         tags: item.tags,
@@ -66,6 +89,8 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
         description: eb.ref("excluded.description"),
         avatarUrl: eb.ref("excluded.avatarUrl"),
         platformModIds: eb.ref("excluded.platformModIds"),
+        modIdsB41: eb.ref("excluded.modIdsB41"),
+        modIdsB42: eb.ref("excluded.modIdsB42"),
         mapFolders: eb.ref("excluded.mapFolders"),
         requiredWorkshopIds: eb.ref("excluded.requiredWorkshopIds"),
         tags: eb.ref("excluded.tags"),
@@ -168,9 +193,6 @@ export function modTagsCondition(tags: string[]): RawBuilder<SqlBool> {
   return sql<SqlBool>`${sql.ref("mods.tags")} && array[${sql.join(tags)}]::text[]`;
 }
 
-/** `count(*) over ()`: the number of matching rows, beside each row of the page. */
-export const totalOverAll = sql<number>`(count(*) over ())::int`;
-
 /** The modpack is active and the caller may read it: public, or theirs, or shared with them. */
 function modpackVisible(modpackId: string, caller: Caller | null): RawBuilder<SqlBool> {
   if (!caller) {
@@ -192,8 +214,23 @@ const modSortColumns = {
   name: "mods.name",
 } as const;
 
-export function modsService(deps: { db: Db; workshop: WorkshopClient; jobs: Jobs }): Services["mods"] {
+export interface ModsDependencies {
+  db: Db;
+  workshop: WorkshopClient;
+  jobs: JobQueue;
+  /** How many refreshes one user may have in flight on this instance (0: no bound). */
+  maxRunningRefreshesPerUser: number;
+}
+
+export function modsService(deps: ModsDependencies): Services["mods"] {
   const { db, workshop, jobs } = deps;
+  // A refresh waits on the Steam Web API; one user cannot hold more than a few of them at once.
+  const refreshes = inFlightCounter({
+    limit: deps.maxRunningRefreshesPerUser,
+    what: "mod refreshes in progress",
+    retryAfterSeconds: 2,
+  });
+  let tagCache: { version: string; tags: { name: string; count: number }[] } | undefined;
 
   async function loadMod(id: string): Promise<ModRow> {
     const row = await db.selectFrom("mods").selectAll().where("id", "=", id).executeTakeFirst();
@@ -203,65 +240,92 @@ export function modsService(deps: { db: Db; workshop: WorkshopClient; jobs: Jobs
 
   return {
     async list(caller, input) {
-      const { page, limit, search, tags, modpackId, sortBy, sortOrder } = input;
-      let filtered = db.selectFrom("mods");
-      if (modpackId) {
-        filtered = filtered
-          .where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom("modpackMods")
-                .select(sql.lit(1).as("one"))
-                .whereRef("modpackMods.modId", "=", "mods.id")
-                .where("modpackMods.modpackId", "=", modpackId)
-                .where("modpackMods.isActive", "=", true),
-            ),
+      const { page, cursor, limit, search, tags, modpackId, sortBy, sortOrder } = input;
+      checkPageDepth(page, limit, cursor);
+      const sortKey = cursorKey(`mods.${sortBy}.${sortOrder}`, { search, tags, modpackId });
+      const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
+      const catalogue = db.selectFrom("mods");
+      // With a modpack: its own links first (a set bounded by the modpack), then their catalogue rows.
+      let filtered = modpackId
+        ? rowsByIds<typeof catalogue>(
+            db,
+            "mods",
+            db
+              .selectFrom("modpackMods")
+              .select("modpackMods.modId as id")
+              .where("modpackMods.modpackId", "=", modpackId)
+              .where("modpackMods.isActive", "=", true)
+              .where(modpackVisible(modpackId, caller)),
           )
-          .where(modpackVisible(modpackId, caller));
-      }
+        : catalogue;
       if (search) filtered = filtered.where(modSearchCondition(search));
       if (tags.length > 0) filtered = filtered.where(modTagsCondition(tags));
 
-      // The total as a scalar subquery, not a window count: the count can use the search and tag
-      // indexes while the page walks the sort index and stops after `limit` (see modpacks' listPage).
-      const rows = await filtered
-        .selectAll("mods")
-        .select(filtered.select(sql<number>`count(*)::int`.as("count")).as("total"))
-        .orderBy(modSortColumns[sortBy], sortOrder)
-        .orderBy("mods.id", sortOrder)
-        .limit(limit)
-        .offset(offsetOf(page, limit))
-        .execute();
-
-      let total = rows[0]?.total ?? 0;
-      if (rows.length === 0 && (page > 1 || modpackId)) {
-        // An empty page: count separately, and tell an empty modpack from one the caller may not see.
-        const counted = await db
-          .selectNoFrom((eb) => [
-            eb
-              .selectFrom(filtered.select(sql.lit(1).as("one")).as("matching"))
-              .select(sql<number>`count(*)::int`.as("count"))
-              .as("total"),
-            (modpackId ? modpackVisible(modpackId, caller) : sql<SqlBool>`true`).as("visible"),
-          ])
-          .executeTakeFirstOrThrow();
-        if (!counted.visible) throw notFound("Modpack not found");
-        total = Number(counted.total ?? 0);
+      const { total, exact } = modpackId
+        ? {
+            total: Number(
+              (await filtered.select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow()).count,
+            ),
+            exact: true,
+          }
+        : await countMatches(db, filtered);
+      if (total === 0) {
+        if (modpackId) {
+          // Tell an empty modpack from one the caller may not see.
+          const visible = await db
+            .selectNoFrom(modpackVisible(modpackId, caller).as("visible"))
+            .executeTakeFirstOrThrow();
+          if (!visible.visible) throw notFound("Modpack not found");
+        }
+        return { data: [], pagination: pagination(page, limit, 0, { totalExact: true, nextCursor: null }) };
       }
+      // A small match set is read by its ids (see modpacks' listPage); a large one walks the sort index.
+      const column = modSortColumns[sortBy];
+      let rows =
+        exact && total <= EXACT_COUNT_LIMIT && !modpackId
+          ? rowsByIds<typeof catalogue>(db, "mods", filtered.select("mods.id"))
+          : filtered;
+      if (position) {
+        rows = rows.where(
+          afterPosition(column, "mods.id", sortBy === "name" ? "text" : "timestamptz", sortOrder, position),
+        );
+      }
+      const found = await rows
+        .selectAll("mods")
+        .select(sortText(column).as("sortValue"))
+        .orderBy(column, sortOrder)
+        .orderBy("mods.id", sortOrder)
+        .limit(limit + 1)
+        .offset(position ? 0 : offsetOf(page, limit))
+        .execute();
+      const last = found.length > limit ? found[limit - 1] : undefined;
       return {
-        data: rows.map(({ total: _total, ...row }) => toMod(row)),
-        pagination: pagination(page, limit, total),
+        data: found.slice(0, limit).map(({ sortValue: _sortValue, ...row }) => toMod(row)),
+        pagination: pagination(page, limit, total, {
+          totalExact: exact,
+          nextCursor: last ? encodeCursor(sortKey, { value: last.sortValue, id: last.id }) : null,
+        }),
       };
     },
 
     async tags() {
-      const { rows } = await sql<{ name: string; count: number }>`
-        select tag as name, count(*)::int as count
-        from mods cross join lateral unnest(mods.tags) as tag
-        group by tag
-        order by count(*) desc, tag asc
+      // Aggregating the tags reads the whole catalogue: computed once per catalogue version (the
+      // newest `updated_at` and the row count estimate, one index probe) and served from memory.
+      const version = await sql<{ version: string }>`
+        select coalesce((select max(updated_at) from mods)::text, '') || '/' ||
+          (select reltuples::bigint from pg_class where oid = 'mods'::regclass)::text as version
       `.execute(db);
-      return { tags: rows.map((row) => ({ name: row.name, count: Number(row.count) })) };
+      const current = version.rows[0]?.version ?? "";
+      if (tagCache?.version !== current) {
+        const { rows } = await sql<{ name: string; count: number }>`
+          select tag as name, count(*)::int as count
+          from mods cross join lateral unnest(mods.tags) as tag
+          group by tag
+          order by count(*) desc, tag asc
+        `.execute(db);
+        tagCache = { version: current, tags: rows.map((row) => ({ name: row.name, count: Number(row.count) })) };
+      }
+      return { tags: tagCache.tags };
     },
 
     async get(id) {
@@ -275,22 +339,26 @@ export function modsService(deps: { db: Db; workshop: WorkshopClient; jobs: Jobs
       return { ...toMod(mod), created };
     },
 
-    async refresh(_caller, id) {
-      const current = await loadMod(id);
-      const result = await fetchItem(workshop, current.workshopId);
-      if (result.ok) {
-        const [row] = await upsertWorkshopItems(db, [result.item]);
+    refresh(caller, id) {
+      return refreshes.run(caller.userId, async () => {
+        const current = await loadMod(id);
+        const result = await fetchItem(workshop, current.workshopId);
+        let row: ModRow | undefined;
+        if (result.ok) {
+          [row] = await upsertWorkshopItems(db, [result.item]);
+        } else {
+          // Gone from the workshop (removed, banned, or no longer a Project Zomboid item): keep it, inactive.
+          row = await db
+            .updateTable("mods")
+            .set({ isActive: false, updatedAt: sql<Date>`now()` })
+            .where("id", "=", id)
+            .returningAll()
+            .executeTakeFirst();
+          if (!row) throw notFound("Mod not found");
+        }
+        await notifyNewErrors(db, [current]);
         return toMod(row ?? current);
-      }
-      // Gone from the workshop (removed, banned, or no longer a Project Zomboid item): keep it, inactive.
-      const row = await db
-        .updateTable("mods")
-        .set({ isActive: false, updatedAt: sql<Date>`now()` })
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) throw notFound("Mod not found");
-      return toMod(row);
+      });
     },
 
     async updateAll(caller) {

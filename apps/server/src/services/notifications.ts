@@ -1,5 +1,11 @@
-import { accessDenied, type Notification, type NotificationType, notFound, type Services } from "@modpack/contract";
-import type { FastifyBaseLogger } from "fastify";
+import {
+  accessDenied,
+  type Caller,
+  type Notification,
+  type NotificationType,
+  notFound,
+  type Services,
+} from "@modpack/contract";
 import { sql } from "kysely";
 import type { DatabaseHandle, Db } from "../db/database.js";
 import { listen } from "../db/listen.js";
@@ -41,23 +47,57 @@ export async function createNotifications(db: Db, notifications: NewNotification
 
 export interface NotificationHub {
   /**
-   * The new notifications of `userId`, created on any instance, as they commit; ends when `signal`
-   * aborts or the hub ends its streams.
+   * The new notifications of the caller, created on any instance, as they commit; ends when
+   * `signal` aborts, the hub ends its streams, or the caller's credential ends (see `revoke`).
    */
-  stream(userId: string, signal: AbortSignal): AsyncGenerator<Notification>;
+  stream(caller: Caller, signal: AbortSignal): AsyncGenerator<Notification>;
+  /** Ends at once, with nothing more delivered, the streams of `session:<id>`, `token:<id>` or `user:<id>`. */
+  revoke(key: string): void;
+  /** Re-checks every open stream's credential (after revocation messages may have been missed). */
+  recheck(): void;
   /** Ends every open stream (so responses finish and shutdown can complete). */
   endStreams(): void;
+  /** Open streams on this instance. */
+  size(): number;
   close(): Promise<void>;
 }
+
+/** What a stream's credential is now: its expiry and its user's role, or null when it is gone. */
+export type ConfirmCredential = (caller: Caller) => Promise<{ expiresAt: number; role: Caller["role"] } | null>;
+
+export interface StreamBounds {
+  /** Open streams per user; opening one more ends that user's oldest. */
+  perUser: number;
+  /** Open streams on this instance; opening one more ends the oldest. */
+  max: number;
+  /** Notifications waiting for a reader that does not read; past it the stream is dropped. */
+  maxPending: number;
+}
+
+interface OpenStream {
+  caller: Caller;
+  deliver(notification: Notification): void;
+  end(): void;
+}
+
+/** Longest wait between checks of a stream's credential expiry (timers cannot wait longer than ~24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Fans new notifications out to this instance's open streams, fed by Postgres NOTIFY from every instance. */
 export async function openNotificationHub(options: {
   database: DatabaseHandle;
-  logger: FastifyBaseLogger;
+  logger: Parameters<typeof listen>[0]["logger"];
+  bounds: StreamBounds;
+  /** Asked when a stream's credential reaches its expiry (sessions slide) and after a revocation gap. */
+  confirm: ConfirmCredential;
+  /** The clock credentials expire by, in epoch milliseconds. */
+  now?: () => number;
 }): Promise<NotificationHub> {
-  const { database, logger } = options;
-  const subscribers = new Map<string, Set<(notification: Notification) => void>>();
-  const enders = new Set<() => void>();
+  const { database, logger, bounds, confirm } = options;
+  const now = options.now ?? Date.now;
+  // Insertion order is opening order: the first entry of a set is its oldest stream.
+  const open = new Set<OpenStream>();
+  const byUser = new Map<string, Set<OpenStream>>();
   // Rows load one after another, so each stream gets its notifications in the order they were created.
   let delivery = Promise.resolve();
   const listener = await listen({
@@ -66,13 +106,13 @@ export async function openNotificationHub(options: {
     logger,
     onMessage(payload) {
       const [userId, id] = payload.split(":");
-      if (!userId || !id || !subscribers.get(userId)?.size) return;
+      if (!userId || !id || !byUser.get(userId)?.size) return;
       delivery = delivery.then(async () => {
         try {
           const row = await database.db.selectFrom("notifications").selectAll().where("id", "=", id).executeTakeFirst();
           if (!row) return;
           const notification = toNotification(row);
-          for (const deliver of subscribers.get(userId) ?? []) deliver(notification);
+          for (const target of byUser.get(userId) ?? []) target.deliver(notification);
         } catch (error) {
           logger.warn({ err: error }, "could not load a notification to push");
         }
@@ -80,29 +120,68 @@ export async function openNotificationHub(options: {
     },
   });
 
+  const check = (target: OpenStream) => {
+    confirm(target.caller).then(
+      (current) => {
+        if (!open.has(target)) return;
+        if (!current || current.expiresAt <= now() || current.role !== target.caller.role) target.end();
+        else schedule(target, current.expiresAt);
+      },
+      // A stream whose credential cannot be checked now is ended, never left unchecked: the client
+      // reconnects, and its new stream is checked from the start.
+      (error: unknown) => {
+        logger.warn({ err: error }, "could not check a notification stream's credential; ending it");
+        target.end();
+      },
+    );
+  };
+  const timers = new Map<OpenStream, NodeJS.Timeout>();
+  const schedule = (target: OpenStream, expiresAt: number) => {
+    clearTimeout(timers.get(target));
+    const timer = setTimeout(() => check(target), Math.min(Math.max(0, expiresAt - now()), MAX_TIMER_MS));
+    timer.unref();
+    timers.set(target, timer);
+  };
+
   /** Subscribes at once (nothing created after this call is missed); iterating drains what arrived. */
-  function stream(userId: string, signal: AbortSignal): AsyncGenerator<Notification> {
-    const pending: Notification[] = [];
+  function stream(caller: Caller, signal: AbortSignal): AsyncGenerator<Notification> {
+    let pending: Notification[] = [];
     let ended = false;
     let wake: (() => void) | undefined;
-    const deliver = (notification: Notification) => {
-      pending.push(notification);
-      wake?.();
+    const mine = byUser.get(caller.userId) ?? new Set<OpenStream>();
+    byUser.set(caller.userId, mine);
+    const target: OpenStream = {
+      caller,
+      deliver(notification) {
+        if (ended) return;
+        if (pending.length >= bounds.maxPending) {
+          target.end();
+          return;
+        }
+        pending.push(notification);
+        wake?.();
+      },
+      end() {
+        if (ended) return;
+        ended = true;
+        // Whatever was not yet read is dropped: nothing reaches a stream after it ends.
+        pending = [];
+        open.delete(target);
+        mine.delete(target);
+        if (mine.size === 0 && byUser.get(caller.userId) === mine) byUser.delete(caller.userId);
+        clearTimeout(timers.get(target));
+        timers.delete(target);
+        signal.removeEventListener("abort", target.end);
+        wake?.();
+      },
     };
-    const targets = subscribers.get(userId) ?? new Set();
-    targets.add(deliver);
-    subscribers.set(userId, targets);
-    const end = () => {
-      ended = true;
-      targets.delete(deliver);
-      if (targets.size === 0 && subscribers.get(userId) === targets) subscribers.delete(userId);
-      enders.delete(end);
-      signal.removeEventListener("abort", end);
-      wake?.();
-    };
-    enders.add(end);
-    signal.addEventListener("abort", end);
-    if (signal.aborted) end();
+    while (mine.size >= bounds.perUser) mine.values().next().value?.end();
+    while (open.size >= bounds.max) open.values().next().value?.end();
+    open.add(target);
+    mine.add(target);
+    schedule(target, caller.expiresAt.getTime());
+    signal.addEventListener("abort", target.end);
+    if (signal.aborted) target.end();
     async function* iterate(): AsyncGenerator<Notification> {
       try {
         for (;;) {
@@ -118,19 +197,39 @@ export async function openNotificationHub(options: {
           wake = undefined;
         }
       } finally {
-        end();
+        target.end();
       }
     }
     return iterate();
   }
 
+  const endAll = () => {
+    for (const target of [...open]) target.end();
+  };
   return {
     stream,
-    endStreams() {
-      for (const end of [...enders]) end();
+    revoke(key) {
+      const [kind, id] = key.split(":");
+      if (!id) return;
+      const targets = kind === "user" ? [...(byUser.get(id) ?? [])] : [...open];
+      for (const target of targets) {
+        const { caller } = target;
+        if (
+          kind === "user" ||
+          (kind === "session" && caller.sessionId === id) ||
+          (kind === "token" && caller.tokenId === id)
+        ) {
+          target.end();
+        }
+      }
     },
+    recheck() {
+      for (const target of [...open]) check(target);
+    },
+    endStreams: endAll,
+    size: () => open.size,
     async close() {
-      for (const end of [...enders]) end();
+      endAll();
       await listener.close();
     },
   };
@@ -153,7 +252,7 @@ export function toNotification(row: NotificationRow): Notification {
 export function notificationsService(db: Db, hub: NotificationHub): Services["notifications"] {
   return {
     stream(caller, signal) {
-      return hub.stream(caller.userId, signal);
+      return hub.stream(caller, signal);
     },
 
     async list(caller, input) {

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeSteam, fakeItem, startFakeSteam } from "../../test/fixtures/steam-api.js";
-import { createWorkshopClient, WORKSHOP_ENDPOINTS, type WorkshopClientOptions, WorkshopError } from "./client.js";
+import {
+  cleanDescription,
+  cleanLine,
+  cleanTags,
+  cleanUrl,
+  createWorkshopClient,
+  WORKSHOP_ENDPOINTS,
+  WORKSHOP_TEXT_LIMITS,
+  type WorkshopClientOptions,
+  WorkshopError,
+} from "./client.js";
 
 const API_KEY = "0123456789ABCDEF0123456789ABCDEF";
 
@@ -47,12 +57,14 @@ describe("getItems", () => {
       item: {
         workshopId: "2169435993",
         title: "Mod Options (Build 41)",
-        description: "[b]Workshop ID:[/b] 2169435993\r\n[b]Mod ID:[/b] modoptions\r\nMap Folder: Muldraugh, KY",
+        description: "[b]Workshop ID:[/b] 2169435993\n[b]Mod ID:[/b] modoptions\nMap Folder: Muldraugh, KY",
         previewUrl: "https://steamuserimages-a.akamaihd.net/ugc/2169435993/preview.png",
         tags: ["Build 41", "Framework"],
         timeUpdated: new Date(1_700_000_123_000),
         platformModIds: ["modoptions"],
+        buildModIds: { "41x": ["modoptions"], "42x": ["modoptions"] },
         mapFolders: ["Muldraugh, KY"],
+        rejectedValues: [],
         requiredWorkshopIds: [],
       },
     });
@@ -137,6 +149,115 @@ describe("getItems", () => {
     const results = await client({ apiKey: API_KEY }).getItems(ids);
     expect(steam.calls.map((call) => call.ids.length).sort((a, b) => b - a)).toEqual([100, 50]);
     expect(results.map((result) => (result.ok ? result.item.workshopId : null))).toEqual(ids);
+  });
+});
+
+describe("workshop text is cleaned where it enters", () => {
+  it.each([{ apiKey: undefined }, { apiKey: API_KEY }])(
+    "strips NUL and other controls from an item (key: $apiKey)",
+    async ({ apiKey }) => {
+      steam.items.set(
+        "2200148440",
+        fakeItem("2200148440", {
+          title: "Nul\u0000 Title\r\nwith\u0007 bell\u2028and separator",
+          description:
+            "Intro\u0000 text\u0001\r\nWorkshop ID: 2200148440\r\nMod ID (b41): Clean\u0000Id\u001b\nB42 Mod ID: Clean42\tkeep\u0085Mod ID: Evil=Id\n\u007fEnd\u009b",
+          tags: ["Build\u0000 41", "Build 41", "  ", "Tab\tTag", "Line\nTag"],
+          previewUrl: "https://example.test/p\u0000.png",
+        }),
+      );
+      const [result] = await client(apiKey === undefined ? {} : { apiKey }).getItems(["2200148440"]);
+      expect(result).toMatchObject({
+        ok: true,
+        item: {
+          title: "Nul Title  with bell and separator",
+          description:
+            "Intro text\nWorkshop ID: 2200148440\nMod ID (b41): CleanId\nB42 Mod ID: Clean42\tkeep\nMod ID: Evil=Id\nEnd",
+          tags: ["Build 41", "Tab Tag", "Line Tag"],
+          previewUrl: null,
+          platformModIds: ["CleanId", "Clean42"],
+          buildModIds: { "41x": ["CleanId"], "42x": ["Clean42"] },
+          rejectedValues: [{ field: "modId", value: "Evil=Id", reason: "equals" }],
+        },
+      });
+    },
+  );
+
+  it("bounds the title, the description and the tags", async () => {
+    steam.items.set(
+      "2200148441",
+      fakeItem("2200148441", {
+        title: "T".repeat(1000),
+        description: `Mod ID: Bounded\n${"d".repeat(200_000)}`,
+        tags: Array.from({ length: 80 }, (_, index) => `${index}${"g".repeat(300)}`),
+      }),
+    );
+    const [result] = await client().getItems(["2200148441"]);
+    if (!result?.ok) throw new Error("expected an item");
+    expect(result.item.title).toBe("T".repeat(WORKSHOP_TEXT_LIMITS.title));
+    expect(result.item.description).toHaveLength(WORKSHOP_TEXT_LIMITS.description);
+    expect(result.item.platformModIds).toEqual(["Bounded"]);
+    expect(result.item.tags).toHaveLength(WORKSHOP_TEXT_LIMITS.tags);
+    expect(result.item.tags.every((tag) => tag.length === WORKSHOP_TEXT_LIMITS.tag)).toBe(true);
+  });
+});
+
+describe("cleanDescription", () => {
+  it.each([
+    { name: "plain text unchanged", input: "Mod ID: A\n\tindented", expected: "Mod ID: A\n\tindented" },
+    { name: "NUL removed", input: "a\u0000b", expected: "ab" },
+    { name: "C0, DEL and C1 removed", input: "a\u0001\u0008\u000b\u000c\u001f\u007f\u0080\u009fb", expected: "ab" },
+    { name: "every line break becomes LF", input: "a\r\nb\rc\u0085d\u2028e\u2029f", expected: "a\nb\nc\nd\ne\nf" },
+    { name: "lone surrogates replaced", input: "a\ud800b\udc00c🧟", expected: "a\ufffdb\ufffdc🧟" },
+    {
+      name: "bounded without splitting a surrogate pair",
+      input: `${"x".repeat(WORKSHOP_TEXT_LIMITS.description - 1)}🧟`,
+      expected: "x".repeat(WORKSHOP_TEXT_LIMITS.description - 1),
+    },
+  ])("$name", ({ input, expected }) => {
+    expect(cleanDescription(input)).toBe(expected);
+  });
+});
+
+describe("cleanLine", () => {
+  it.each([
+    { input: "  Title  ", max: 255, expected: "Title" },
+    { input: "Two\nlines\r\nhere", max: 255, expected: "Two lines  here" },
+    { input: "Nul\u0000\u0085\u2028end", max: 255, expected: "Nul  end" },
+    { input: "abcdef", max: 3, expected: "abc" },
+    { input: "ab cd", max: 3, expected: "ab" },
+  ])("$input", ({ input, max, expected }) => {
+    expect(cleanLine(input, max)).toBe(expected);
+  });
+});
+
+describe("cleanUrl", () => {
+  it.each([
+    { input: "https://example.test/a.png", expected: "https://example.test/a.png" },
+    { input: "http://example.test/a.png", expected: "http://example.test/a.png" },
+    { input: undefined, expected: null },
+    { input: "", expected: null },
+    { input: "javascript:alert(1)", expected: null },
+    { input: "not a url", expected: null },
+    { input: "https://example.test/\u0000", expected: null },
+    { input: "https://example.test/\u2028", expected: null },
+    { input: `https://example.test/${"a".repeat(WORKSHOP_TEXT_LIMITS.previewUrl)}`, expected: null },
+  ])("$input", ({ input, expected }) => {
+    expect(cleanUrl(input)).toBe(expected);
+  });
+});
+
+describe("cleanTags", () => {
+  it.each([
+    { name: "kept", input: ["Build 41", "Map"], expected: ["Build 41", "Map"] },
+    { name: "cleaned, blank dropped, repeats merged", input: [" Map ", "Ma\u0000p", "", "\u0007"], expected: ["Map"] },
+    {
+      name: "count bounded",
+      input: Array.from({ length: 60 }, (_, i) => `t${i}`),
+      expected: Array.from({ length: 50 }, (_, i) => `t${i}`),
+    },
+  ])("$name", ({ input, expected }) => {
+    expect(cleanTags(input)).toEqual(expected);
   });
 });
 

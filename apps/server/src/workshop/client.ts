@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { parseDescription } from "./description.js";
+import { type BuildModIds, parseDescription, type RejectedDescriptionValue } from "./description.js";
 
 /** Steam app id of Project Zomboid; items for any other game are refused. */
 export const PROJECT_ZOMBOID_APP_ID = 108600;
@@ -21,6 +21,9 @@ export const WORKSHOP_ENDPOINTS = {
 
 export type WorkshopEndpoint = (typeof WORKSHOP_ENDPOINTS)[keyof typeof WORKSHOP_ENDPOINTS];
 
+/** The latest instant a JavaScript Date can hold. */
+const MAX_DATE_MS = 8.64e15;
+
 export interface WorkshopItem {
   workshopId: string;
   title: string;
@@ -31,7 +34,21 @@ export interface WorkshopItem {
   platformModIds: string[];
   mapFolders: string[];
   requiredWorkshopIds: string[];
+  /** In-game ids per game build (ids the description does not qualify belong to both). */
+  buildModIds?: BuildModIds;
+  /** Ids and map folders the description gives that cannot be used, each with the reason. */
+  rejectedValues?: RejectedDescriptionValue[];
 }
+
+/** Bounds on the text taken from the Steam Web API, in UTF-16 code units. */
+export const WORKSHOP_TEXT_LIMITS = {
+  title: 255,
+  description: 100_000,
+  tags: 50,
+  tag: 100,
+  previewUrl: 2048,
+  requiredItems: 1000,
+} as const;
 
 export type WorkshopItemFailureReason = "missing" | "wrong_game" | "collection" | "banned";
 
@@ -52,7 +69,13 @@ export type CollectionResult =
 
 export type CollectionExpansion =
   | { ok: true; itemIds: string[]; nestedCollections: string[] }
-  | { ok: false; reason: "missing" };
+  | { ok: false; reason: "missing" | "too_many_items" | "too_deep" };
+
+/** How far a collection expansion may go: items in all, and levels of collections (the root is level 1). */
+export interface ExpansionBounds {
+  maxItems: number;
+  maxDepth: number;
+}
 
 export interface WorkshopClientOptions {
   /** Steam Web API root, e.g. https://api.steampowered.com (no trailing slash needed). */
@@ -76,7 +99,7 @@ export interface WorkshopClient {
   /** One result per input id, in input order; children sorted by sort order. */
   getCollections(ids: string[]): Promise<CollectionResult[]>;
   /** Every item of a collection and of the collections nested in it, breadth-first. */
-  expandCollection(collectionId: string): Promise<CollectionExpansion>;
+  expandCollection(collectionId: string, bounds?: ExpansionBounds): Promise<CollectionExpansion>;
 }
 
 export type WorkshopErrorKind = "unavailable" | "rate_limited" | "bad_response";
@@ -227,6 +250,59 @@ function firstDefined<T>(...values: (T | undefined)[]): T | undefined {
   return values.find((value) => value !== undefined);
 }
 
+const LINE_BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
+const CONTROL = /\p{Cc}/gu;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const HAS_LONE_SURROGATE = new RegExp(LONE_SURROGATE.source);
+
+/** At most `max` code units, never ending inside a surrogate pair. */
+function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * A description as stored: lone surrogates become U+FFFD, every line break `\n`, and control
+ * characters other than `\n` and `\t` (NUL included) are removed; bounded in length.
+ */
+export function cleanDescription(text: string): string {
+  const cleaned = text
+    .replace(LONE_SURROGATE, "\uFFFD")
+    .replace(LINE_BREAKS, "\n")
+    .replace(CONTROL, (character) => (character === "\n" || character === "\t" ? character : ""));
+  return bounded(cleaned, WORKSHOP_TEXT_LIMITS.description);
+}
+
+/** One line of text (a title, a tag): line breaks and tabs become spaces, other control characters go. */
+export function cleanLine(text: string, max: number): string {
+  const cleaned = text
+    .replace(LONE_SURROGATE, "\uFFFD")
+    .replace(/[\t\n\v\f\r\u0085\u2028\u2029]/g, " ")
+    .replace(CONTROL, "")
+    .trim();
+  return bounded(cleaned, max).trim();
+}
+
+/** An http(s) URL without control characters or spaces and of bounded length; otherwise null. */
+export function cleanUrl(text: string | undefined): string | null {
+  if (text === undefined || text === "" || text.length > WORKSHOP_TEXT_LIMITS.previewUrl) return null;
+  if (/[\p{Cc}\s\u2028\u2029]/u.test(text) || HAS_LONE_SURROGATE.test(text)) return null;
+  try {
+    const url = new URL(text);
+    return url.protocol === "https:" || url.protocol === "http:" ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Distinct non-empty tags, each bounded, at most `WORKSHOP_TEXT_LIMITS.tags` of them. */
+export function cleanTags(tags: string[]): string[] {
+  const cleaned = tags.map((tag) => cleanLine(tag, WORKSHOP_TEXT_LIMITS.tag)).filter((tag) => tag.length > 0);
+  return [...new Set(cleaned)].slice(0, WORKSHOP_TEXT_LIMITS.tags);
+}
+
 function toItemResult(requestedId: string, detail: Detail | undefined): WorkshopItemResult {
   if (detail === undefined || detail.result !== 1) return { ok: false, workshopId: requestedId, reason: "missing" };
   if (firstDefined(detail.consumer_app_id, detail.consumer_appid) !== PROJECT_ZOMBOID_APP_ID) {
@@ -240,23 +316,29 @@ function toItemResult(requestedId: string, detail: Detail | undefined): Workshop
   }
   if (detail.banned === true) return { ok: false, workshopId: requestedId, reason: "banned" };
 
-  const description = firstDefined(detail.description, detail.file_description) ?? "";
+  const description = cleanDescription(firstDefined(detail.description, detail.file_description) ?? "");
   const parsed = parseDescription(description, requestedId);
-  const timeUpdated = detail.time_updated !== undefined && detail.time_updated > 0 ? detail.time_updated : undefined;
+  // Seconds since the epoch; a value no date can hold (past year 275760) is as good as none.
+  const timeUpdated =
+    detail.time_updated !== undefined && detail.time_updated > 0 && detail.time_updated * 1000 <= MAX_DATE_MS
+      ? detail.time_updated
+      : undefined;
   const required = new Set((detail.children ?? []).map((child) => child.publishedfileid));
   required.delete(requestedId);
   return {
     ok: true,
     item: {
       workshopId: requestedId,
-      title: detail.title ?? "",
+      title: cleanLine(detail.title ?? "", WORKSHOP_TEXT_LIMITS.title),
       description,
-      previewUrl: detail.preview_url ? detail.preview_url : null,
-      tags: [...new Set((detail.tags ?? []).map((tag) => tag.tag.trim()).filter((tag) => tag.length > 0))],
+      previewUrl: cleanUrl(detail.preview_url),
+      tags: cleanTags((detail.tags ?? []).map((tag) => tag.tag)),
       timeUpdated: timeUpdated === undefined ? null : new Date(timeUpdated * 1000),
       platformModIds: parsed.platformModIds,
+      buildModIds: parsed.buildModIds,
       mapFolders: parsed.mapFolders,
-      requiredWorkshopIds: [...required],
+      rejectedValues: parsed.rejected,
+      requiredWorkshopIds: [...required].slice(0, WORKSHOP_TEXT_LIMITS.requiredItems),
     },
   };
 }
@@ -453,13 +535,16 @@ export function createWorkshopClient(options: WorkshopClientOptions): WorkshopCl
     return ids.map((id) => toCollectionResult(id, found.get(id)));
   }
 
-  async function expandCollection(collectionId: string): Promise<CollectionExpansion> {
+  async function expandCollection(collectionId: string, bounds?: ExpansionBounds): Promise<CollectionExpansion> {
     const visited = new Set([collectionId]);
     const itemIds = new Set<string>();
     const nestedCollections: string[] = [];
     let level = [collectionId];
     let root = true;
+    let depth = 0;
     while (level.length > 0) {
+      depth++;
+      if (bounds && depth > bounds.maxDepth) return { ok: false, reason: "too_deep" };
       const results = await getCollections(level);
       const nextLevel: string[] = [];
       for (const result of results) {
@@ -476,6 +561,7 @@ export function createWorkshopClient(options: WorkshopClientOptions): WorkshopCl
             }
           } else {
             itemIds.add(child.workshopId);
+            if (bounds && itemIds.size > bounds.maxItems) return { ok: false, reason: "too_many_items" };
           }
         }
       }

@@ -20,9 +20,13 @@ export interface ServiceProcess {
  * The real entry point (src/main.ts) in a child process on a free port, once it is ready: its
  * start-up log line, or (when LOG_LEVEL hides it) `GET /health/ready` answering 200.
  */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  options: { publicHost?: string } = {},
+): Promise<ServiceProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const publicUrl = `http://${options.publicHost ?? "127.0.0.1"}:${port}`;
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"], {
     cwd: serverRoot,
     env: {
@@ -30,7 +34,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       NODE_ENV: "test",
       LOG_LEVEL: "info",
       PORT: String(port),
-      PUBLIC_URL: base,
+      PUBLIC_URL: publicUrl,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

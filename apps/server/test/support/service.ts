@@ -21,6 +21,8 @@ export interface TestServiceOptions {
   clock?: () => number;
   /** The logger the service writes to (tests capture its output). */
   logger?: FastifyBaseLogger;
+  /** `api` serves HTTP without working jobs, so nothing changes rows behind a request's back. */
+  role?: "api" | "all";
 }
 
 /** Starts the whole service (database, migrations, jobs, HTTP app) on this file's own database. */
@@ -36,6 +38,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const runtime = await startRuntime(config, {
     services: options.services,
     clock: options.clock,
+    ...(options.role ? { role: options.role } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
   if (!runtime.app) throw new Error("the test service has no HTTP app");

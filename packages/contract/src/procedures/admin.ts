@@ -22,6 +22,7 @@ export const adminRouter = router({
         summary: "List users",
         description: "Every user, newest first, paged (default 20); `search` matches name or email.",
         operationId: "adminListUsers",
+        success: "A page of users, newest first, each with how many modpacks they own.",
         permission: "admin.access",
       }),
     )
@@ -38,6 +39,7 @@ export const adminRouter = router({
         description:
           "Sets a user's role (`user` or `admin`); it applies to their next request on every instance. Note that `ADMIN_EMAILS` grants `admin` again at the listed users' next sign-in. An admin cannot demote themselves (422).",
         operationId: "adminUpdateUser",
+        success: "The user with the new role.",
         permission: "admin.access",
         errors: [404, 422],
       }),
@@ -54,6 +56,7 @@ export const adminRouter = router({
         summary: "Verify a modpack",
         description: "Sets or clears a modpack's `isVerified` badge; the owner is notified.",
         operationId: "adminVerifyModpack",
+        success: "The modpack with its new verification badge.",
         permission: "admin.access",
         errors: [404],
       }),
@@ -70,6 +73,7 @@ export const adminRouter = router({
         summary: "Service statistics",
         description: "Counts of users, modpacks, mods, imports and exports by status, and the job queues' depths.",
         operationId: "adminStats",
+        success: "Counts of users, modpacks, mods, imports and exports, and the job queues' sizes.",
         permission: "admin.access",
       }),
     )

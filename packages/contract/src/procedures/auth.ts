@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { idParams } from "../schemas/common.js";
 import { sessionSchema } from "../schemas/session.js";
-import { createdTokenSchema, createTokenInput, tokenListSchema } from "../schemas/token.js";
+import { createdTokenSchema, createTokenInput, tokenListInput, tokenListSchema } from "../schemas/token.js";
 import { operation, protectedProcedure, router } from "../trpc.js";
 
 export const authRouter = router({
@@ -10,11 +10,12 @@ export const authRouter = router({
       operation({
         method: "GET",
         path: "/auth/session",
-        tags: ["Auth"],
+        tags: ["Sign-in"],
         summary: "The current session and user",
         description:
           "Answers the caller's session (`id`, `userId`, `expiresAt`) and user. Every valid request slides the session's expiry to now + 5 minutes and re-sends the cookie. Called with an API token, `session` describes the token.",
         operationId: "getSession",
+        success: "The current session and the signed-in user.",
       }),
     )
     .input(z.void())
@@ -25,12 +26,14 @@ export const authRouter = router({
       operation({
         method: "POST",
         path: "/auth/tokens",
-        tags: ["Auth"],
+        tags: ["Sign-in"],
         summary: "Create an API token",
         description:
-          "Creates a personal API token for scripts and servers. The secret is in this response only; the service keeps just its SHA-256. Tokens expire after `expiresInDays` (default 90).",
+          "Creates a personal API token for scripts and servers. The secret is in this response only; the service keeps just its SHA-256. Tokens expire after `expiresInDays` (default 90). A user holds at most `API_TOKENS_PER_USER` (default 50) unexpired tokens: one more answers 409 until one is revoked or expires.",
         operationId: "createToken",
+        success: "The new token, with its secret (shown only here).",
         successStatus: 201,
+        errors: [409],
       }),
     )
     .input(createTokenInput)
@@ -41,25 +44,28 @@ export const authRouter = router({
       operation({
         method: "GET",
         path: "/auth/tokens",
-        tags: ["Auth"],
+        tags: ["Sign-in"],
         summary: "List your API tokens",
-        description: "Lists the caller's unexpired API tokens, newest first. Secrets are never returned.",
+        description:
+          "Lists the caller's unexpired API tokens, newest first, a page at a time (`page`, `limit`). Secrets are never returned.",
         operationId: "listTokens",
+        success: "Your API tokens, without their secrets.",
       }),
     )
-    .input(z.void())
+    .input(tokenListInput)
     .output(tokenListSchema)
-    .query(({ ctx }) => ctx.services.auth.listTokens(ctx.caller)),
+    .query(({ ctx, input }) => ctx.services.auth.listTokens(ctx.caller, input)),
   revokeToken: protectedProcedure
     .meta(
       operation({
         method: "DELETE",
         path: "/auth/tokens/{id}",
-        tags: ["Auth"],
+        tags: ["Sign-in"],
         summary: "Revoke an API token",
         description:
           "Revokes one of the caller's API tokens at once, on every server instance. Another user's token id answers 404.",
         operationId: "revokeToken",
+        success: "Revoked; the token no longer authenticates.",
         successStatus: 204,
         errors: [404],
       }),

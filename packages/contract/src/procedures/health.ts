@@ -12,6 +12,7 @@ export const healthRouter = router({
         summary: "Liveness",
         description: 'Answers `{ message: "OK" }` while the process is up. It touches nothing else.',
         operationId: "getHealth",
+        success: "The process is up.",
         public: true,
       }),
     )
@@ -28,6 +29,7 @@ export const healthRouter = router({
         description:
           "Answers 200 when the database answers a query and the job queue is running; 503 otherwise. Load balancers should route traffic only to ready instances.",
         operationId: "getReadiness",
+        success: "The database and the job queue answer.",
         public: true,
         errors: [503],
       }),

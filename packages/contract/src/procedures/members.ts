@@ -1,6 +1,7 @@
 import { idParams, messageSchema } from "../schemas/common.js";
 import {
   addMemberInput,
+  addMemberResultSchema,
   memberListSchema,
   memberPathInput,
   memberSchema,
@@ -20,6 +21,7 @@ export const membersRouter = router({
         summary: "List members",
         description: "The modpack's active members with their permissions, oldest first.",
         operationId: "listMembers",
+        success: "The modpack's members and their permissions.",
         permission: "modpack.read",
         modpackAccess: "read",
       }),
@@ -35,8 +37,9 @@ export const membersRouter = router({
         tags,
         summary: "Add a member",
         description:
-          "Shares the modpack with a user, found by `userId` or `email`, with the given permissions; the user is notified. A removed member is re-activated. 409 if the user is already an active member; 404 if no such user; 422 for the owner.",
+          "Shares the modpack with a user, with the given permissions.\n\nBy `userId`: the user becomes a member at once and is notified (a removed member is re-activated); 409 if already an active member; 404 if no such user; 422 for the owner.\n\nBy `email`: the answer is always the same `Invitation`, whether or not the address belongs to an account, so it reveals nothing about who has one. The invitation becomes a membership (with a notification) when someone signs in with that email, verified by the identity provider; inviting the same email again replaces its permissions.\n\nAdding members is rate-limited per caller (`RATE_LIMIT_MEMBER_ADD_PER_MINUTE`).",
         operationId: "addMember",
+        success: "The member was added (or re-activated) with the given permissions.",
         permission: "modpack.manager-members",
         modpackAccess: "owner",
         successStatus: 201,
@@ -44,7 +47,7 @@ export const membersRouter = router({
       }),
     )
     .input(addMemberInput)
-    .output(memberSchema)
+    .output(addMemberResultSchema)
     .mutation(({ ctx, input }) => ctx.services.members.add(ctx.caller, ctx.modpack, input)),
   update: modpackProcedure
     .meta(
@@ -55,6 +58,7 @@ export const membersRouter = router({
         summary: "Change a member's permissions",
         description: "Replaces an active member's permissions; the member is notified. 404 if not an active member.",
         operationId: "updateMember",
+        success: "The member with the new permissions.",
         permission: "modpack.manager-members",
         modpackAccess: "owner",
       }),
@@ -71,6 +75,7 @@ export const membersRouter = router({
         summary: "Remove a member",
         description: "Ends a member's access at once; the member is notified. 404 if not an active member.",
         operationId: "removeMember",
+        success: "The member was removed.",
         permission: "modpack.manager-members",
         modpackAccess: "owner",
       }),

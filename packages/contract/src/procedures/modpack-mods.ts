@@ -1,14 +1,15 @@
 import { messageSchema } from "../schemas/common.js";
 import {
+  acceptModAttributeSpelling,
   addModpackModInput,
   modpackModLinkSchema,
   modpackModListInput,
   modpackModPageSchema,
-  modpackModPathInput,
+  removeModpackModInput,
 } from "../schemas/mod.js";
-import { modpackProcedure, operation, router } from "../trpc.js";
+import { modpackProcedure, operation, rewriteInput, router } from "../trpc.js";
 
-const tags = ["Modpack mods"];
+const tags = ["Mods of a modpack"];
 
 export const modpackModsRouter = router({
   list: modpackProcedure
@@ -21,6 +22,7 @@ export const modpackModsRouter = router({
         description:
           "The modpack's active mods, paged; by default in the order they were added. `search` matches name, description or workshop id (case-insensitive) or an exact in-game id; `tags` matches mods carrying any of the given tags.",
         operationId: "listModpackMods",
+        success: "A page of the modpack's active mods.",
         permission: "modpack.read",
         modpackAccess: "read",
       }),
@@ -36,19 +38,20 @@ export const modpackModsRouter = router({
         tags,
         summary: "Add a mod to a modpack",
         description:
-          "`modAtribute` (or `modAttribute`) is a Steam Workshop URL, a workshop id, or an in-game mod id already in the catalogue. A workshop item not yet in the catalogue is fetched from the workshop first. Answers 201 with the link when the mod is added (or re-added after removal), 200 with the existing link when it is already in the modpack (`created` tells which). 422 for a collection, an item of another game, a missing item, or an unknown in-game id; 502 when the workshop cannot be reached.",
+          "`modAtribute` (or `modAttribute`) is a Steam Workshop URL, a workshop id, or an in-game mod id already in the catalogue. A workshop item not yet in the catalogue is fetched from the workshop first. The workshop items the mod requires (directly or through another requirement) that the modpack lacks are added too, from the catalogue or fetched, and listed in `dependenciesAdded` (empty when none); a requirement that cannot be found is left to `GET /modpacks/{id}/check` to report. Answers 201 with the link when the mod is added (or re-added after removal), 200 with the existing link when it is already in the modpack (`created` tells which). 422 for a collection, an item of another game, a missing item, or an unknown in-game id; 502 when the workshop cannot be reached.",
         operationId: "addModpackMod",
+        success: "The mod was added to the modpack (or re-added after removal).",
+        alreadyThere: "The mod was already in the modpack: nothing changed, the existing link is answered.",
         permission: "modpack.add-mod",
         modpackAccess: "add-mod",
         successStatus: 201,
         errors: [422, 502],
       }),
     )
+    .use(rewriteInput(acceptModAttributeSpelling))
     .input(addModpackModInput)
     .output(modpackModLinkSchema)
-    .mutation(({ ctx, input }) =>
-      ctx.services.modpackMods.add(ctx.caller, ctx.modpack, input.modAtribute ?? input.modAttribute ?? ""),
-    ),
+    .mutation(({ ctx, input }) => ctx.services.modpackMods.add(ctx.caller, ctx.modpack, input.modAtribute)),
   remove: modpackProcedure
     .meta(
       operation({
@@ -57,13 +60,17 @@ export const modpackModsRouter = router({
         tags,
         summary: "Remove a mod from a modpack",
         description:
-          "Removes the mod from the modpack (the link is kept inactive, so adding it again restores it). 404 if the mod is not active in the modpack.",
+          "Removes the mod from the modpack (the link is kept inactive, so adding it again restores it). 404 if the mod is not active in the modpack. 409 when other active mods of the modpack require it (the message names them); `force=true` removes it anyway.",
         operationId: "removeModpackMod",
+        success: "The mod was removed from the modpack.",
         permission: "modpack.remove-mod",
         modpackAccess: "remove-mod",
+        errors: [409],
       }),
     )
-    .input(modpackModPathInput)
+    .input(removeModpackModInput)
     .output(messageSchema)
-    .mutation(({ ctx, input }) => ctx.services.modpackMods.remove(ctx.caller, ctx.modpack, input.modId)),
+    .mutation(({ ctx, input }) =>
+      ctx.services.modpackMods.remove(ctx.caller, ctx.modpack, input.modId, { force: input.force ?? false }),
+    ),
 });

@@ -1,6 +1,7 @@
 import { idParams, messageSchema } from "../schemas/common.js";
 import {
   createModpackInput,
+  duplicateModpackInput,
   modpackPageSchema,
   modpackSchema,
   myModpackListInput,
@@ -29,6 +30,7 @@ export const modpacksRouter = router({
         description:
           "Public, active modpacks, paged. `search` matches name or description (case-insensitive); sort by `createdAt` (default), `updatedAt` or `name`. `page` and `limit` outside their ranges answer 400 rather than being clamped.",
         operationId: "listPublicModpacks",
+        success: "A page of public modpacks.",
         public: true,
       }),
     )
@@ -44,6 +46,7 @@ export const modpacksRouter = router({
         summary: "Read a public modpack",
         description: "One public modpack with its active members. A private or archived modpack answers 404 here.",
         operationId: "getPublicModpack",
+        success: "The public modpack with its active members.",
         public: true,
         modpackAccess: "public",
       }),
@@ -61,6 +64,7 @@ export const modpacksRouter = router({
         description:
           "Modpacks you own or are an active member of, paged like the public list. Your archived modpacks are left out unless `includeArchived=true`.",
         operationId: "listMyModpacks",
+        success: "A page of the modpacks you own or are a member of.",
         permission: "modpack.read",
       }),
     )
@@ -77,6 +81,7 @@ export const modpacksRouter = router({
         description:
           "Creates a modpack owned by the caller: private unless `isPublic` is true, not verified, active. `platformWorkshopUrl` (a Steam Workshop URL) is stored and returned as `platformUrl`.",
         operationId: "createModpack",
+        success: "The new modpack, owned by you.",
         permission: "modpack.create",
         successStatus: 201,
       }),
@@ -93,6 +98,7 @@ export const modpacksRouter = router({
         summary: "Read a modpack",
         description: "One modpack with its members.",
         operationId: "getModpack",
+        success: "The modpack with its members.",
         permission: "modpack.read",
         modpackAccess: "read",
       }),
@@ -110,6 +116,7 @@ export const modpacksRouter = router({
         description:
           "Changes the fields given and answers the updated modpack. `null` clears `description`, `avatarUrl` or `platformWorkshopUrl`; `metadata` replaces the stored object.",
         operationId: "updateModpack",
+        success: "The modpack with the changes applied.",
         permission: "modpack.update",
         modpackAccess: "owner",
       }),
@@ -127,6 +134,7 @@ export const modpacksRouter = router({
         description:
           "Archives (soft-deletes) the modpack: it disappears for everyone but the owner, who can still read it, list it with `includeArchived=true`, and restore it. Archiving an archived modpack is a no-op.",
         operationId: "archiveModpack",
+        success: "The modpack is archived.",
         permission: "modpack.archive",
         modpackAccess: "owner",
       }),
@@ -143,6 +151,7 @@ export const modpacksRouter = router({
         summary: "Restore an archived modpack",
         description: "Makes an archived modpack active again and answers it. Restoring an active modpack is a no-op.",
         operationId: "restoreModpack",
+        success: "The modpack, active again.",
         permission: "modpack.archive",
         modpackAccess: "owner",
       }),
@@ -150,4 +159,23 @@ export const modpacksRouter = router({
     .input(idParams)
     .output(modpackSchema)
     .mutation(({ ctx }) => ctx.services.modpacks.restore(ctx.caller, ctx.modpack)),
+  duplicate: modpackProcedure
+    .meta(
+      operation({
+        method: "POST",
+        path: "/modpacks/{id}/duplicate",
+        tags,
+        summary: "Duplicate a modpack",
+        description:
+          "Creates a new private modpack owned by the caller with the same active mods, load order and id selections, description, avatar, workshop URL and metadata; members are not copied. Its name is the one given, or the original's followed by ` (copy)` (shortened to fit 50 characters). Answers the new modpack, and sends the caller a notification.",
+        operationId: "duplicateModpack",
+        success: "The new modpack: private, owned by you, with the copied mods.",
+        permission: "modpack.create",
+        successStatus: 201,
+        modpackAccess: "read",
+      }),
+    )
+    .input(duplicateModpackInput)
+    .output(modpackSchema)
+    .mutation(({ ctx, input }) => ctx.services.modpacks.duplicate(ctx.caller, ctx.modpack, input)),
 });

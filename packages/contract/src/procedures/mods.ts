@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { idParams } from "../schemas/common.js";
 import {
+  acceptModAttributeSpelling,
   createdModSchema,
   modListInput,
   modPageSchema,
@@ -8,9 +9,9 @@ import {
   modSchema,
   tagListSchema,
 } from "../schemas/mod.js";
-import { operation, protectedProcedure, publicProcedure, router } from "../trpc.js";
+import { operation, protectedProcedure, publicProcedure, rewriteInput, router } from "../trpc.js";
 
-const tags = ["Mods"];
+const tags = ["Catalogue"];
 
 export const modsRouter = router({
   list: publicProcedure
@@ -23,6 +24,7 @@ export const modsRouter = router({
         description:
           "Every mod the service knows, paged (default 20 a page). `search` matches name, description, workshop id or in-game id; `tags` matches any of the given tags; `modpackId` keeps the mods active in that modpack, which must be public or one the caller owns or is a member of (404 otherwise).",
         operationId: "listMods",
+        success: "A page of the catalogue's mods.",
         public: true,
         errors: [404],
       }),
@@ -39,6 +41,7 @@ export const modsRouter = router({
         summary: "List tags",
         description: "Every tag in the catalogue with how many mods carry it, most used first.",
         operationId: "listModTags",
+        success: "Every tag of the catalogue, with how many mods carry it.",
         public: true,
       }),
     )
@@ -55,6 +58,7 @@ export const modsRouter = router({
         description:
           "Queues a check of every catalogue mod against the workshop (it also runs daily). Owners and members of modpacks holding a changed mod are notified: update available, breaking change (in-game ids or map folders changed), or removed from the workshop. Answers 202 with the job id; a check already queued is reused.",
         operationId: "updateAllMods",
+        success: "Accepted: every mod is refreshed from the workshop in the background.",
         permission: "mod.update-all",
         successStatus: 202,
       }),
@@ -72,14 +76,17 @@ export const modsRouter = router({
         description:
           "Fetches a workshop item (by URL or id) and adds it to the catalogue. Answers 201 when added, 200 with the existing mod when it is already there. 422 for a collection, an item of another game, or a missing item; 502 when the workshop cannot be reached.",
         operationId: "createMod",
+        success: "The mod was added to the catalogue from the workshop.",
+        alreadyThere: "The mod was already in the catalogue: it is answered as it is, with `created: false`.",
         permission: "mod.create",
         successStatus: 201,
         errors: [422, 502],
       }),
     )
+    .use(rewriteInput(acceptModAttributeSpelling))
     .input(modReferenceInput)
     .output(createdModSchema)
-    .mutation(({ ctx, input }) => ctx.services.mods.create(ctx.caller, input.modAtribute ?? input.modAttribute ?? "")),
+    .mutation(({ ctx, input }) => ctx.services.mods.create(ctx.caller, input.modAtribute)),
   get: publicProcedure
     .meta(
       operation({
@@ -89,6 +96,7 @@ export const modsRouter = router({
         summary: "Read a mod",
         description: "One mod of the catalogue.",
         operationId: "getMod",
+        success: "The mod.",
         public: true,
         errors: [404],
       }),
@@ -104,10 +112,11 @@ export const modsRouter = router({
         tags,
         summary: "Refresh a mod from the workshop",
         description:
-          "Fetches the mod's workshop item again and updates its name, description, in-game ids, map folders and tags. A mod no longer on the workshop is marked inactive. 502 when the workshop cannot be reached.",
+          "Fetches the mod's workshop item again and updates its name, description, in-game ids, map folders and tags. A mod no longer on the workshop is marked inactive. 502 when the workshop cannot be reached. One user may have a bounded number of refreshes in progress at once (`MAX_RUNNING_REFRESHES_PER_USER`, default 2): past it, 429 with `Retry-After`.",
         operationId: "refreshMod",
+        success: "The mod as the workshop describes it now.",
         permission: "mod.update",
-        errors: [404, 502],
+        errors: [404, 429, 502],
       }),
     )
     .input(idParams)

@@ -21,6 +21,7 @@ export const notificationsRouter = router({
         description:
           "Your notifications, read and unread, newest first: at most `limit` (default 50, max 100); `unreadOnly=true` keeps the unread ones.",
         operationId: "listNotifications",
+        success: "Your newest notifications, and how many are unread.",
         permission: "notification.read",
       }),
     )
@@ -36,6 +37,7 @@ export const notificationsRouter = router({
         summary: "Mark all your notifications read",
         description: "Marks every unread notification of yours read and answers how many changed.",
         operationId: "markAllNotificationsRead",
+        success: "How many notifications were marked read.",
         permission: "notification.update",
       }),
     )
@@ -58,6 +60,7 @@ export const notificationsRouter = router({
         description:
           "Marks one of your notifications read and answers it with `isRead` true and `updatedAt` set to now. Only the recipient may do this (403 `Access denied`); an unknown id is 404.",
         operationId: "markNotificationRead",
+        success: "The notification, marked read.",
         permission: "notification.update",
         errors: [403, 404],
       }),

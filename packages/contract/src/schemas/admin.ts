@@ -1,12 +1,24 @@
 import { z } from "zod";
 import { roles } from "../permissions.js";
-import { timestamp, uuid } from "./common.js";
+import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
 import { limitParam, paged, pageParam, searchParam } from "./pagination.js";
 import { userSchema } from "./session.js";
 
 export const adminUserSchema = userSchema
   .extend({ createdAt: timestamp, updatedAt: timestamp, modpackCount: z.number().int() })
-  .meta({ id: "AdminUser" });
+  .meta({
+    id: "AdminUser",
+    example: {
+      id: exampleId,
+      name: "Kate",
+      email: "kate@example.com",
+      role: "user",
+      image: "https://cdn.example.com/avatars/kate.png",
+      createdAt: exampleTime,
+      updatedAt: exampleTime,
+      modpackCount: 3,
+    },
+  });
 
 export const adminUserPageSchema = paged(adminUserSchema).meta({ id: "AdminUserPage" });
 
@@ -16,8 +28,8 @@ export const adminUserListInput = z.object({
   search: searchParam.meta({ description: "Case-insensitive match on name or email" }),
 });
 
-export const updateUserRoleInput = z.object({ id: uuid, role: z.enum(roles) });
-export const verifyModpackInput = z.object({ id: uuid, isVerified: z.boolean() });
+export const updateUserRoleInput = z.object({ id: uuid, role: z.enum(roles).meta({ example: "admin" }) });
+export const verifyModpackInput = z.object({ id: uuid, isVerified: z.boolean().meta({ example: true }) });
 
 const statusCounts = z.object({
   pending: z.number().int(),
@@ -43,7 +55,17 @@ export const adminStatsSchema = z
       }),
     ),
   })
-  .meta({ id: "AdminStats" });
+  .meta({
+    id: "AdminStats",
+    example: {
+      users: 120,
+      modpacks: { total: 340, public: 210, archived: 12 },
+      mods: 5400,
+      imports: { pending: 0, running: 1, completed: 300, failed: 4 },
+      exports: { pending: 1, running: 0, completed: 950, failed: 2 },
+      queues: [{ name: "import", queued: 0, active: 1, deferred: 0, total: 1 }],
+    },
+  });
 
 export type AdminUser = z.infer<typeof adminUserSchema>;
 export type AdminStats = z.infer<typeof adminStatsSchema>;

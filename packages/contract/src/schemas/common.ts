@@ -1,7 +1,10 @@
 import { z } from "zod";
 
 export const uuid = z.uuid({ message: "Must be a UUID" });
+/** The identifier every example of the document uses. */
+export const exampleId = "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d";
+export const exampleTime = "2026-11-21T12:00:00.000Z";
 export const timestamp = z.string().meta({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });
 export const messageSchema = z.object({ message: z.string() }).meta({ id: "Message", example: { message: "Done" } });
-export const idParams = z.object({ id: uuid.meta({ description: "Identifier (UUID)" }) });
+export const idParams = z.object({ id: uuid.meta({ description: "Identifier (UUID)", example: exampleId }) });
 export type MessageBody = z.infer<typeof messageSchema>;

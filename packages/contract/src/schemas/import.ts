@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { timestamp, uuid } from "./common.js";
+import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
 import { workshopUrlSchema } from "./workshop.js";
 
 export const jobStatuses = ["pending", "running", "completed", "failed"] as const;
@@ -38,16 +38,38 @@ export const importStatusSchema = z
       .array(
         z.object({
           workshopId: z.string(),
-          reason: z.string().meta({ description: "`missing`, `wrong_game`, `collection`, `banned` or `unavailable`" }),
+          reason: z.string().meta({
+            description:
+              "`missing`, `wrong_game`, `collection`, `banned`, `unavailable` or `unstorable` (the item could not be imported); `ids_rejected` (the item was imported with its usable in-game ids, `detail` names the values left out)",
+          }),
+          detail: z.string().optional().meta({ description: "What was wrong, when there is more to say" }),
         }),
       )
-      .meta({ description: "The items that could not be imported, and why" }),
+      .meta({
+        description:
+          "The items that could not be imported, and why, and the imported items some of whose in-game ids or map folders were left out. `modsImported + modsFailed` is the number of items the import saw.",
+      }),
     error: z.string().nullable().meta({ description: "Why a failed import failed" }),
     startedAt: timestamp.nullable(),
     finishedAt: timestamp.nullable(),
     createdAt: timestamp,
   })
-  .meta({ id: "ImportStatus" });
+  .meta({
+    id: "ImportStatus",
+    example: {
+      importId: exampleId,
+      status: "completed",
+      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
+      modsImported: 41,
+      modsFailed: 1,
+      progress: { done: 42, total: 42 },
+      failures: [{ workshopId: "2200148441", reason: "missing" }],
+      error: null,
+      startedAt: exampleTime,
+      finishedAt: "2026-11-21T12:00:09.000Z",
+      createdAt: exampleTime,
+    },
+  });
 
 export type ImportStarted = z.infer<typeof importStartedSchema>;
 export type ImportStatus = z.infer<typeof importStatusSchema>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { memberPermissions } from "../permissions.js";
-import { timestamp, uuid } from "./common.js";
+import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
 
 export const memberPermissionList = z
   .array(z.enum(memberPermissions))
@@ -17,7 +17,7 @@ export const memberSchema = z
     userId: uuid,
     name: z.string(),
     image: z.string(),
-    permission: z.array(z.string()),
+    permission: z.array(z.enum(memberPermissions)),
     isActive: z.boolean(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -25,15 +25,36 @@ export const memberSchema = z
   .meta({
     id: "Member",
     example: {
-      userId: "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d",
+      userId: exampleId,
       name: "Kate",
       image: "",
       permission: ["read", "add-mod"],
       isActive: true,
-      createdAt: "2026-11-21T12:00:00.000Z",
-      updatedAt: "2026-11-21T12:00:00.000Z",
+      createdAt: exampleTime,
+      updatedAt: exampleTime,
     },
   });
+
+export const invitationSchema = z
+  .object({
+    email: z.string(),
+    permission: z.array(z.string()),
+    status: z.literal("invited"),
+    createdAt: timestamp,
+  })
+  .meta({
+    id: "Invitation",
+    description:
+      "An invitation by email: it becomes a membership, with these permissions, when someone signs in with that (verified) email.",
+    example: {
+      email: "kate@example.com",
+      permission: ["read", "add-mod"],
+      status: "invited",
+      createdAt: "2026-11-21T12:00:00.000Z",
+    },
+  });
+
+export const addMemberResultSchema = z.union([memberSchema, invitationSchema]);
 
 export const memberListSchema = z.object({ members: z.array(memberSchema) }).meta({ id: "MemberList" });
 
@@ -41,7 +62,11 @@ export const addMemberInput = z
   .object({
     id: uuid,
     userId: uuid.optional().meta({ description: "The user to add; or give `email`" }),
-    email: z.email().max(320).optional().meta({ description: "The user to add, by email; or give `userId`" }),
+    email: z
+      .email({ message: "Must be an email address" })
+      .max(320)
+      .optional()
+      .meta({ description: "The user to add, by email; or give `userId`", example: "baldspot@example.com" }),
     permission: memberPermissionList,
   })
   .refine((input) => (input.userId === undefined) !== (input.email === undefined), {
@@ -53,5 +78,6 @@ export const memberPathInput = z.object({ id: uuid, userId: uuid });
 export const updateMemberInput = memberPathInput.extend({ permission: memberPermissionList });
 
 export type Member = z.infer<typeof memberSchema>;
+export type Invitation = z.infer<typeof invitationSchema>;
 export type AddMemberInput = z.infer<typeof addMemberInput>;
 export type UpdateMemberInput = z.infer<typeof updateMemberInput>;

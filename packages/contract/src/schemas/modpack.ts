@@ -1,7 +1,16 @@
 import { z } from "zod";
-import { timestamp, uuid } from "./common.js";
+import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
 import { memberSchema } from "./member.js";
-import { limitParam, paged, pageParam, queryBoolean, searchParam, sortByParam, sortOrderParam } from "./pagination.js";
+import {
+  cursorParam,
+  limitParam,
+  paged,
+  pageParam,
+  queryBoolean,
+  searchParam,
+  sortByParam,
+  sortOrderParam,
+} from "./pagination.js";
 import { workshopUrlSchema } from "./workshop.js";
 
 const name = z
@@ -10,8 +19,17 @@ const name = z
   .min(3, { message: "Must be 3-50 characters" })
   .max(50, { message: "Must be 3-50 characters" })
   .meta({ example: "Brita's Apocalypse" });
-const description = z.string().max(1024, { message: "Must be at most 1024 characters" });
-const httpUrl = z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).max(2048);
+const description = z
+  .string()
+  .max(1024, { message: "Must be at most 1024 characters" })
+  .meta({ example: "Guns, vehicles and a bigger map." });
+const httpUrl = z
+  .url({ protocol: /^https?$/, message: "Must be an http(s) URL" })
+  .max(2048, { message: "Must be at most 2048 characters" });
+const avatarUrl = httpUrl.meta({
+  description: "An image shown with the modpack (http or https)",
+  example: "https://images.example.com/modpacks/apocalypse.png",
+});
 
 export const modpackSummarySchema = z
   .object({
@@ -27,7 +45,22 @@ export const modpackSummarySchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: "ModpackSummary" });
+  .meta({
+    id: "ModpackSummary",
+    example: {
+      id: exampleId,
+      name: "Brita's Apocalypse",
+      description: "Guns, vehicles and a bigger map.",
+      avatarUrl: null,
+      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
+      owner: "0193b1c4-5f7e-7a1b-9c2d-000000000001",
+      isPublic: true,
+      isVerified: false,
+      isActive: true,
+      createdAt: exampleTime,
+      updatedAt: exampleTime,
+    },
+  });
 
 export const modpackSchema = modpackSummarySchema
   .extend({
@@ -57,6 +90,7 @@ export const modpackPageSchema = paged(modpackSummarySchema).meta({ id: "Modpack
 
 const listQuery = {
   page: pageParam,
+  cursor: cursorParam,
   limit: limitParam(10),
   search: searchParam,
   sortBy: sortByParam("createdAt"),
@@ -73,7 +107,7 @@ export const createModpackInput = z
   .object({
     name,
     description: description.optional(),
-    avatarUrl: httpUrl.optional(),
+    avatarUrl: avatarUrl.optional(),
     isPublic: z.boolean().default(false),
     platformWorkshopUrl: workshopUrlSchema.optional().meta({
       description: "A Steam Workshop collection URL; stored and returned as `platformUrl`",
@@ -84,17 +118,29 @@ export const createModpackInput = z
 const metadata = z
   .record(z.string().max(100), z.unknown())
   .refine((value) => JSON.stringify(value).length <= 16_384, { message: "Must be at most 16 KiB of JSON" })
-  .meta({ description: "Free-form JSON object (at most 16 KiB); replaces the stored one" });
+  .meta({
+    description: "Free-form JSON object (at most 16 KiB); replaces the stored one",
+    example: { discord: "https://discord.gg/example" },
+  });
 
 export const updateModpackInput = z.object({
   id: uuid,
   name: name.optional(),
   description: description.nullable().optional(),
-  avatarUrl: httpUrl.nullable().optional(),
+  avatarUrl: avatarUrl.nullable().optional(),
   isPublic: z.boolean().optional(),
   platformWorkshopUrl: workshopUrlSchema.nullable().optional(),
   metadata: metadata.optional(),
 });
+
+export const duplicateModpackInput = z
+  .object({
+    id: uuid,
+    name: name.optional().meta({
+      description: "The copy's name (3-50 characters); default: the original's name followed by ` (copy)`",
+    }),
+  })
+  .meta({ id: "DuplicateModpackInput" });
 
 export type ModpackSummary = z.infer<typeof modpackSummarySchema>;
 export type Modpack = z.infer<typeof modpackSchema>;
@@ -102,3 +148,4 @@ export type PublicModpackListInput = z.infer<typeof publicModpackListInput>;
 export type MyModpackListInput = z.infer<typeof myModpackListInput>;
 export type CreateModpackInput = z.infer<typeof createModpackInput>;
 export type UpdateModpackInput = z.infer<typeof updateModpackInput>;
+export type DuplicateModpackInput = z.infer<typeof duplicateModpackInput>;

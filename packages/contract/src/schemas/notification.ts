@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { timestamp, uuid } from "./common.js";
-import { queryBoolean } from "./pagination.js";
+import { queryBoolean, queryInt } from "./pagination.js";
 
 export const notificationTypes = ["info", "success", "warning", "error"] as const;
 
@@ -33,25 +33,27 @@ export const notificationSchema = z
 
 export const notificationListInput = z.object({
   unreadOnly: queryBoolean.meta({ description: "Only unread notifications (default false)" }),
-  limit: z.coerce
-    .number({ message: "Must be a whole number" })
-    .int({ message: "Must be a whole number" })
-    .min(1)
-    .max(100)
-    .default(50)
-    .meta({ description: "At most this many, newest first (1-100, default 50)" }),
+  limit: queryInt({
+    min: 1,
+    max: 100,
+    fallback: 50,
+    description: "At most this many, newest first (1-100, default 50)",
+  }),
 });
 
 export const notificationListSchema = z
   .object({
     notifications: z.array(notificationSchema),
-    unreadCount: z.number().int().meta({ description: "How many of the caller's notifications are unread in all" }),
+    unreadCount: z
+      .number()
+      .int()
+      .meta({ description: "How many of the caller's notifications are unread in all", example: 1 }),
   })
   .meta({ id: "NotificationList" });
 
 export const readAllResultSchema = z
   .object({ updated: z.number().int().meta({ description: "How many notifications were marked read" }) })
-  .meta({ id: "ReadAllResult" });
+  .meta({ id: "ReadAllResult", example: { updated: 3 } });
 
 export type Notification = z.infer<typeof notificationSchema>;
 export type NotificationType = (typeof notificationTypes)[number];

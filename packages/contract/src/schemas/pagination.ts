@@ -1,21 +1,44 @@
 import { z } from "zod";
 
-/** A query-string integer: numbers from the typed client, digit strings from REST. */
-const queryInt = (options: { min: number; max?: number; fallback: number; description: string }) => {
-  let schema = z.coerce
+const wholeNumber = /^(?:0|[1-9][0-9]{0,14})$/;
+
+/**
+ * A query-string integer: a number from the typed client, or a string of decimal digits from
+ * REST. Nothing else is read as a number (no `""`, `" 1"`, `1e2`, `0x10` or `true`).
+ */
+export const queryInt = (options: { min: number; max?: number; fallback: number; description: string }) => {
+  let schema = z
     .number({ message: "Must be a whole number" })
     .int({ message: "Must be a whole number" })
-    .min(options.min);
-  if (options.max !== undefined) schema = schema.max(options.max);
-  return schema.default(options.fallback).meta({ description: options.description });
+    .min(options.min, { message: `Must be ${options.min} or more` });
+  if (options.max !== undefined) schema = schema.max(options.max, { message: `Must be ${options.max} or less` });
+  return z
+    .preprocess((value) => (typeof value === "string" && wholeNumber.test(value) ? Number(value) : value), schema)
+    .default(options.fallback)
+    .meta({ description: options.description });
 };
 
-/** A query-string boolean: `true`/`false` from REST, booleans from the typed client. */
+/** A query-string boolean: exactly `true` or `false` from REST, booleans from the typed client. */
 export const queryBoolean = z
-  .preprocess((value) => (value === "true" ? true : value === "false" ? false : value), z.boolean())
+  .preprocess(
+    (value) => (value === "true" ? true : value === "false" ? false : value),
+    z.boolean({ message: "Must be true or false" }),
+  )
   .optional();
 
-export const pageParam = queryInt({ min: 1, fallback: 1, description: "Page number, from 1" });
+/** The deepest row `page` reaches: `page × limit` may not exceed it; the cursor reads further. */
+export const MAX_PAGE_DEPTH = 10_000;
+
+export const pageParam = queryInt({
+  min: 1,
+  fallback: 1,
+  description: `Page number, from 1. \`page × limit\` may not exceed ${MAX_PAGE_DEPTH} (400 beyond it): read further with \`cursor\``,
+});
+/** An opaque position from `pagination.nextCursor`: the page after it, in the same sort. */
+export const cursorParam = z.string().max(500).optional().meta({
+  description:
+    "Opaque position from `pagination.nextCursor` of the previous page: answers the page after it, in the same sort and filters (stable while rows are added). With a cursor, `page` only labels the answer. A cursor from another sort answers 400",
+});
 export const limitParam = (fallback: number) =>
   queryInt({ min: 1, max: 100, fallback, description: `Items per page, 1-100 (default ${fallback})` });
 export const searchParam = z
@@ -52,8 +75,18 @@ export const paginationSchema = z
     limit: z.number().int(),
     total: z.number().int(),
     totalPages: z.number().int(),
+    totalExact: z.boolean().optional().meta({
+      description:
+        "false when `total` (and `totalPages`) is the database's estimate: exact counts stop at 1,000 matches; absent or true when exact",
+    }),
+    nextCursor: z.string().nullable().optional().meta({
+      description: "Pass as `cursor` for the page after this one; null on the last page",
+    }),
   })
-  .meta({ id: "Pagination", example: { page: 1, limit: 10, total: 42, totalPages: 5 } });
+  .meta({
+    id: "Pagination",
+    example: { page: 1, limit: 10, total: 42, totalPages: 5, totalExact: true, nextCursor: "WyJ...In0" },
+  });
 
 export const paged = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), pagination: paginationSchema });
 

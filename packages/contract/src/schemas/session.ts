@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { roles } from "../permissions.js";
-import { timestamp, uuid } from "./common.js";
+import { exampleId, timestamp, uuid } from "./common.js";
 
 export const userSchema = z
   .object({
@@ -13,7 +13,7 @@ export const userSchema = z
   .meta({
     id: "User",
     example: {
-      id: "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d",
+      id: exampleId,
       name: "Kate",
       email: "kate@example.com",
       role: "user",
@@ -30,7 +30,19 @@ export const sessionSchema = z
     }),
     user: userSchema,
   })
-  .meta({ id: "Session" });
+  .meta({
+    id: "Session",
+    example: {
+      session: { id: "k3v9x2m7q4p8w1n6", userId: exampleId, expiresAt: "2026-11-21T12:05:00.000Z" },
+      user: {
+        id: exampleId,
+        name: "Kate",
+        email: "kate@example.com",
+        role: "user",
+        image: "https://cdn.example.com/avatars/kate.png",
+      },
+    },
+  });
 
 export type User = z.infer<typeof userSchema>;
 export type SessionInfo = z.infer<typeof sessionSchema>;

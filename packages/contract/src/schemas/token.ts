@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { timestamp, uuid } from "./common.js";
+import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
+import { limitParam, paged, pageParam } from "./pagination.js";
 
 export const createTokenInput = z
   .object({
@@ -22,7 +23,16 @@ export const apiTokenSchema = z
     expiresAt: timestamp,
     lastUsedAt: timestamp.nullable(),
   })
-  .meta({ id: "ApiToken" });
+  .meta({
+    id: "ApiToken",
+    example: {
+      id: exampleId,
+      name: "CI deploy script",
+      createdAt: exampleTime,
+      expiresAt: "2027-02-19T12:00:00.000Z",
+      lastUsedAt: null,
+    },
+  });
 
 export const createdTokenSchema = apiTokenSchema
   .extend({
@@ -31,10 +41,23 @@ export const createdTokenSchema = apiTokenSchema
       example: "mcs_2g7kq4v5n6x3b8c9d0f1h2j3k4m5p6q7r8s9t0",
     }),
   })
-  .meta({ id: "CreatedToken" });
+  .meta({
+    id: "CreatedToken",
+    example: {
+      id: exampleId,
+      name: "CI deploy script",
+      createdAt: exampleTime,
+      expiresAt: "2027-02-19T12:00:00.000Z",
+      lastUsedAt: null,
+      token: "mcs_2g7kq4v5n6x3b8c9d0f1h2j3k4m5p6q7r8s9t0",
+    },
+  });
 
-export const tokenListSchema = z.object({ tokens: z.array(apiTokenSchema) }).meta({ id: "TokenList" });
+export const tokenListInput = z.object({ page: pageParam, limit: limitParam(20) });
+
+export const tokenListSchema = paged(apiTokenSchema).meta({ id: "TokenList" });
 
 export type CreateTokenInput = z.infer<typeof createTokenInput>;
+export type TokenListInput = z.infer<typeof tokenListInput>;
 export type ApiToken = z.infer<typeof apiTokenSchema>;
 export type CreatedToken = z.infer<typeof createdTokenSchema>;

@@ -1,9 +1,17 @@
 import type { Migration } from "kysely/migration";
 import * as m0001 from "./0001_initial.js";
 import * as m0002 from "./0002_search_indexes.js";
+import * as m0004 from "./0004_scale_indexes.js";
+import * as m0005 from "./0005_check_findings.js";
+import * as m0006 from "./0006_member_invitations.js";
+import * as m0007 from "./0007_build_mod_ids.js";
 
 /** Every migration, by its numbered file name; the migrator applies them in name order. */
 export const migrations: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_search_indexes": m0002,
+  "0004_scale_indexes": m0004,
+  "0005_check_findings": m0005,
+  "0006_member_invitations": m0006,
+  "0007_build_mod_ids": m0007,
 };

@@ -1,19 +1,51 @@
 import { sql } from "kysely";
+import type { Db } from "../db/database.js";
 import { upsertWorkshopItems } from "../services/mods.js";
 import type { WorkshopItem } from "../workshop/client.js";
-import type { Db } from "./database.js";
+
+/**
+ * A workshop description as authors write them: BBCode, with the `Workshop ID:`, `Mod ID:` and
+ * `Map Folder:` lines the workshop client reads the in-game ids from.
+ */
+export function demoDescription(
+  workshopId: string,
+  title: string,
+  blurb: string,
+  platformModIds: string[],
+  tags: string[],
+  mapFolders: string[] = [],
+): string {
+  const builds = tags.filter((tag) => /^Build \d+$/.test(tag));
+  return [
+    `[h1]${title}[/h1]`,
+    blurb,
+    "",
+    "[h2]Compatibility[/h2]",
+    "[list]",
+    ...builds.map((build) => `[*]Works on ${build}`),
+    "[*]Single player and multiplayer",
+    mapFolders.length > 0 ? "[*]Start a new game to see the map" : "[*]Safe to add to an existing save",
+    "[/list]",
+    "",
+    "[b]Bugs?[/b] Leave a comment with your console.txt.",
+    "[hr][/hr]",
+    `Workshop ID: ${workshopId}`,
+    ...platformModIds.map((id) => `Mod ID: ${id}`),
+    ...mapFolders.map((folder) => `Map Folder: ${folder}`),
+  ].join("\n");
+}
 
 const item = (
   workshopId: string,
   title: string,
   platformModIds: string[],
   tags: string[],
-  description: string,
+  blurb: string,
   mapFolders: string[] = [],
 ): WorkshopItem => ({
   workshopId,
   title,
-  description,
+  description: demoDescription(workshopId, title, blurb, platformModIds, tags, mapFolders),
   previewUrl: null,
   tags,
   timeUpdated: new Date("2026-10-01T08:00:00Z"),

@@ -1,0 +1,89 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, envFiles, loadConfig, readEnvFiles } from "./config.js";
+
+const provider = { OAUTH_PROVIDER: "github", OAUTH_CLIENT_ID: "id", OAUTH_CLIENT_SECRET: "secret" };
+const https = "https://modpacks.example.com";
+
+describe("NODE_ENV", () => {
+  it.each([
+    { value: "production", env: "production", isProduction: true },
+    { value: "Production", env: "production", isProduction: true },
+    { value: " PRODUCTION\t", env: "production", isProduction: true },
+    { value: "development", env: "development", isProduction: false },
+    { value: "Test", env: "test", isProduction: false },
+    { value: undefined, env: "development", isProduction: false },
+    { value: "", env: "development", isProduction: false },
+  ])("$value is $env", ({ value, env, isProduction }) => {
+    const config = loadConfig({ NODE_ENV: value, PUBLIC_URL: https, ...provider });
+    expect(config.env).toBe(env);
+    expect(config.isProduction).toBe(isProduction);
+  });
+
+  it("rejects a blank value", () => {
+    expect(() => loadConfig({ NODE_ENV: "   " })).toThrow(/^Invalid configuration: NODE_ENV=" {3}": must not be blank/);
+  });
+});
+
+describe("PUBLIC_URL in production", () => {
+  it.each([
+    { PUBLIC_URL: undefined, error: /PUBLIC_URL="http:\/\/localhost:3000": must be an https:\/\/ URL/ },
+    { PUBLIC_URL: "http://modpacks.example.com", error: /PUBLIC_URL="http:\/\/modpacks.example.com": must be/ },
+    { PUBLIC_URL: "https://modpacks.example.com/", error: undefined },
+  ])("$PUBLIC_URL", ({ PUBLIC_URL, error }) => {
+    const load = () => loadConfig({ NODE_ENV: "Production", PUBLIC_URL, ...provider });
+    if (error) {
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(error);
+    } else {
+      expect(load().publicUrl).toBe("https://modpacks.example.com");
+    }
+  });
+
+  it("is not required outside production", () => {
+    expect(loadConfig({ NODE_ENV: "development" }).publicUrl).toBe("http://localhost:3000");
+  });
+});
+
+describe(".env files", () => {
+  let directory: string;
+  beforeAll(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), "mcs-config-"));
+    await writeFile(path.join(directory, "first.env"), 'PORT=4000\nHOST="0.0.0.0"\n# a comment\nDATA_DIR=first\n');
+    await writeFile(path.join(directory, "second.env"), "DATA_DIR=second\nLOG_LEVEL=debug\n");
+  });
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it("fill what the environment lacks, an earlier file winning, and skip missing files", () => {
+    const environment: NodeJS.ProcessEnv = { PORT: "5000" };
+    const files = ["first.env", "missing.env", "second.env"].map((name) => path.join(directory, name));
+    expect(readEnvFiles(files, environment)).toEqual([files[0], files[2]]);
+    expect(environment).toEqual({ PORT: "5000", HOST: "0.0.0.0", DATA_DIR: "first", LOG_LEVEL: "debug" });
+  });
+
+  it.each([
+    { INIT_CWD: "/repo", cwd: "/repo/apps/server", files: ["/repo/.env", "/repo/apps/server/.env"] },
+    { INIT_CWD: undefined, cwd: "/srv/app", files: ["/srv/app/.env"] },
+  ])("are read from $INIT_CWD then $cwd", ({ INIT_CWD, cwd, files }) => {
+    expect(envFiles({ INIT_CWD }, cwd)).toEqual(files);
+  });
+});
+
+describe("the documented configuration", () => {
+  it("lists every variable of the README's Configuration table in .env.example, with its default", async () => {
+    const root = new URL("../../../", import.meta.url);
+    const readme = await readFile(new URL("README.md", root), "utf8");
+    const example = await readFile(new URL(".env.example", root), "utf8");
+    const table = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## A real Postgres"));
+    const documented = [...table.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) =>
+      [...(row[1] ?? "").matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]),
+    );
+    expect(documented.length).toBeGreaterThan(30);
+    const missing = documented.filter((name) => !new RegExp(`^${name}=`, "m").test(example));
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { applyConfiguration, type PackMod } from "./exports.js";
+import { buildsOfTags, checkModpack, headerLines } from "./modpack-check.js";
+
+function mod(name: string, overrides: Partial<PackMod> = {}): PackMod {
+  return {
+    id: `00000000-0000-4000-8000-${name.padStart(12, "0")}`,
+    name: `Mod ${name}`,
+    workshopId: name,
+    platformModIds: [`Id${name}`],
+    mapFolders: [],
+    tags: [],
+    requiredWorkshopIds: [],
+    available: true,
+    ...overrides,
+  };
+}
+
+const idOf = (name: string) => mod(name).id;
+
+describe("buildsOfTags", () => {
+  const cases: [string[], string[]][] = [
+    [[], []],
+    [["Build 41"], ["41"]],
+    [
+      ["Build 42", "Build 41", "Weapons"],
+      ["41", "42"],
+    ],
+    [["build42"], ["42"]],
+    [["B41"], ["41"]],
+    [["Build 42.13"], ["42"]],
+    [["Builder", "Build", "Buildings 41", "41"], []],
+  ];
+  it.each(cases)("%j names builds %j", (tags, builds) => {
+    expect([...buildsOfTags(tags)].sort()).toEqual(builds);
+  });
+});
+
+describe("suggested order", () => {
+  const cases: { name: string; mods: PackMod[]; expected: string[] }[] = [
+    { name: "no requirements keep the saved order", mods: [mod("3"), mod("1"), mod("2")], expected: ["3", "1", "2"] },
+    {
+      name: "a requirement moves just before what needs it",
+      mods: [mod("1"), mod("2", { requiredWorkshopIds: ["4"] }), mod("3"), mod("4")],
+      expected: ["1", "3", "4", "2"],
+    },
+    {
+      name: "a chain loads deepest first",
+      mods: [
+        mod("1", { requiredWorkshopIds: ["2"] }),
+        mod("2", { requiredWorkshopIds: ["3"] }),
+        mod("3", { requiredWorkshopIds: [] }),
+      ],
+      expected: ["3", "2", "1"],
+    },
+    {
+      name: "a cycle keeps its saved order and still follows its own requirements",
+      mods: [
+        mod("1"),
+        mod("2", { requiredWorkshopIds: ["3"] }),
+        mod("3", { requiredWorkshopIds: ["2", "4"] }),
+        mod("4"),
+      ],
+      expected: ["1", "4", "2", "3"],
+    },
+    {
+      name: "a missing requirement changes nothing",
+      mods: [mod("1", { requiredWorkshopIds: ["9"] }), mod("2")],
+      expected: ["1", "2"],
+    },
+  ];
+  it.each(cases)("$name", ({ mods, expected }) => {
+    const result = checkModpack({ version: "42x", effective: applyConfiguration(mods, undefined) });
+    expect(result.suggestedOrder).toEqual(expected.map(idOf));
+  });
+});
+
+describe("headerLines", () => {
+  it("lists errors and warnings, not information", () => {
+    const result = checkModpack({
+      version: "41x",
+      effective: applyConfiguration(
+        [
+          mod("1", { requiredWorkshopIds: ["7"], tags: ["Build 42"] }),
+          mod("2", { available: false }),
+          mod("3", { platformModIds: ["Off"] }),
+        ],
+        {
+          modsOrder: [],
+          modConfig: { [idOf("3")]: { selectedPlatformModIds: [] } },
+        },
+      ),
+      knownTitles: new Map([["7", "Seven"]]),
+    });
+    expect(result.findings.map((finding) => finding.code)).toEqual([
+      "missing-requirement",
+      "unavailable",
+      "wrong-build",
+      "nothing-selected",
+    ]);
+    expect(result.findings.map((finding) => finding.severity)).toEqual(["error", "error", "warning", "info"]);
+    expect(headerLines(result.findings)).toEqual([
+      'ERROR (missing-requirement): "Mod 1" (workshop 1) requires workshop item 7 ("Seven"), which is not in the modpack. Add it to the modpack.',
+      expect.stringMatching(/^ERROR \(unavailable\): "Mod 2" \(workshop 2\) was removed/),
+      expect.stringMatching(/^WARNING \(wrong-build\): "Mod 1" \(workshop 1\) is tagged for Build 42/),
+    ]);
+  });
+});

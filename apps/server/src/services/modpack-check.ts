@@ -1,0 +1,450 @@
+import {
+  type CheckFinding,
+  type CheckSeverity,
+  type GameVersion,
+  gameVersions,
+  type ModpackCheck,
+  type Services,
+} from "@modpack/contract";
+import { sql } from "kysely";
+import type { Db } from "../db/database.js";
+import type { ModRow } from "../db/schema.js";
+import {
+  applyConfiguration,
+  type EffectiveConfiguration,
+  loadEffectiveConfiguration,
+  loadModpackMods,
+  type PackMod,
+  writtenIdsOf,
+} from "./exports.js";
+import { buildModIdsOf } from "./mods.js";
+import { createNotifications, type NewNotification } from "./notifications.js";
+
+/** Workshop tags that name a game build: `Build 41`, `Build 42`, `B42`, `Build 42.13`. */
+const BUILD_TAG = /^(?:build|b)\s*(\d{2})(?:\.\d+)*$/i;
+const BUILD_OF_VERSION: Record<GameVersion, string> = { "41x": "41", "42x": "42" };
+const SEVERITY_RANK: Record<CheckSeverity, number> = { error: 0, warning: 1, info: 2 };
+
+export interface CheckInput {
+  version: GameVersion;
+  effective: EffectiveConfiguration;
+  /** Titles of required workshop items the catalogue knows, by workshop id (for the messages). */
+  knownTitles?: ReadonlyMap<string, string>;
+}
+
+/** The game builds a mod's workshop tags name (`41`, `42`), empty when none do. */
+export function buildsOfTags(tags: string[]): Set<string> {
+  const builds = new Set<string>();
+  for (const tag of tags) {
+    const match = BUILD_TAG.exec(tag.trim());
+    if (match?.[1]) builds.add(match[1]);
+  }
+  return builds;
+}
+
+function label(mod: PackMod): string {
+  const name = mod.name.trim();
+  return name ? `"${name}" (workshop ${mod.workshopId})` : `workshop item ${mod.workshopId}`;
+}
+
+function listOf(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** The workshop ids the modpack's active mods require that no active mod of the modpack provides. */
+export function missingRequirementIds(mods: PackMod[]): string[] {
+  const present = new Set(mods.map((mod) => mod.workshopId));
+  const missing = new Set<string>();
+  for (const mod of mods) for (const id of mod.requiredWorkshopIds) if (!present.has(id)) missing.add(id);
+  return [...missing];
+}
+
+/** Strongly connected components (Tarjan), each as indexes in ascending order. */
+function components(size: number, edges: number[][]): number[][] {
+  const index = new Array<number>(size).fill(-1);
+  const low = new Array<number>(size).fill(0);
+  const onStack = new Array<boolean>(size).fill(false);
+  const stack: number[] = [];
+  const found: number[][] = [];
+  let counter = 0;
+  const visit = (node: number) => {
+    index[node] = counter;
+    low[node] = counter;
+    counter += 1;
+    stack.push(node);
+    onStack[node] = true;
+    for (const next of edges[node] ?? []) {
+      if (index[next] === -1) {
+        visit(next);
+        low[node] = Math.min(low[node]!, low[next]!);
+      } else if (onStack[next]) {
+        low[node] = Math.min(low[node]!, index[next]!);
+      }
+    }
+    if (low[node] === index[node]) {
+      const component: number[] = [];
+      for (;;) {
+        const member = stack.pop()!;
+        onStack[member] = false;
+        component.push(member);
+        if (member === node) break;
+      }
+      found.push(component.sort((a, b) => a - b));
+    }
+  };
+  for (let node = 0; node < size; node++) if (index[node] === -1) visit(node);
+  return found;
+}
+
+/** A binary min-heap of numbers. */
+class MinHeap {
+  private readonly items: number[] = [];
+  get size() {
+    return this.items.length;
+  }
+  push(value: number) {
+    const items = this.items;
+    items.push(value);
+    let at = items.length - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (items[parent]! <= value) break;
+      items[at] = items[parent]!;
+      at = parent;
+    }
+    items[at] = value;
+  }
+  pop(): number {
+    const items = this.items;
+    const top = items[0]!;
+    const last = items.pop()!;
+    if (items.length > 0) {
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= items.length) break;
+        const right = left + 1;
+        const child = right < items.length && items[right]! < items[left]! ? right : left;
+        if (items[child]! >= last) break;
+        items[at] = items[child]!;
+        at = child;
+      }
+      items[at] = last;
+    }
+    return top;
+  }
+}
+
+/**
+ * A load order where every requirement loads before what needs it, otherwise the saved order:
+ * among the mods whose requirements are placed, the one saved first goes next. Mods in a cycle
+ * move as one block, in their saved order.
+ */
+function stableOrder(size: number, requires: number[][], groups: number[][]): number[] {
+  const groupOf = new Array<number>(size).fill(0);
+  groups.forEach((group, id) => {
+    for (const member of group) groupOf[member] = id;
+  });
+  // Each group is known by its first member's position, so the heap orders groups by saved order.
+  const first = groups.map((group) => group[0]!);
+  const groupAt = new Map(first.map((position, id) => [position, id]));
+  const waiting = new Array<number>(groups.length).fill(0);
+  const dependents: Set<number>[] = groups.map(() => new Set());
+  for (let node = 0; node < size; node++) {
+    for (const required of requires[node] ?? []) {
+      const from = groupOf[required]!;
+      const to = groupOf[node]!;
+      if (from === to || dependents[from]!.has(to)) continue;
+      dependents[from]!.add(to);
+      waiting[to]! += 1;
+    }
+  }
+  const ready = new MinHeap();
+  groups.forEach((_group, id) => {
+    if (waiting[id] === 0) ready.push(first[id]!);
+  });
+  const order: number[] = [];
+  while (ready.size > 0) {
+    const id = groupAt.get(ready.pop())!;
+    order.push(...groups[id]!);
+    for (const next of dependents[id]!) {
+      waiting[next]! -= 1;
+      if (waiting[next] === 0) ready.push(first[next]!);
+    }
+  }
+  return order;
+}
+
+/** Whether a modpack will load on one game version: findings and a suggested load order. Pure. */
+export function checkModpack(input: CheckInput): ModpackCheck {
+  const { version, effective } = input;
+  const mods = effective.mods;
+  const build = BUILD_OF_VERSION[version];
+  const findings: { finding: CheckFinding; position: number; order: number }[] = [];
+  const add = (position: number, finding: CheckFinding) => findings.push({ finding, position, order: findings.length });
+  const about = (mod: PackMod) => ({ modId: mod.id, workshopId: mod.workshopId });
+
+  const positionOf = new Map(mods.map((mod, position) => [mod.workshopId, position]));
+  const requires: number[][] = mods.map(() => []);
+  const providers = new Map<string, number[]>();
+
+  mods.forEach((mod, position) => {
+    if (!mod.available) {
+      add(position, {
+        code: "unavailable",
+        severity: "error",
+        message: `${label(mod)} was removed, made private or delisted on the Steam Workshop (as of its last refresh), so the server cannot download it. Remove it or replace it.`,
+        ...about(mod),
+      });
+    }
+
+    const written = writtenIdsOf(mod, effective.configuration, version);
+    if (written.versionIds.length === 0 && written.custom.length === 0) {
+      add(position, {
+        code: "no-ids",
+        severity: "error",
+        message: `${label(mod)} names no in-game mod id for Build ${build} in its workshop description, so the server file leaves it out. Give it its ids by hand in the export configuration (customPlatformModIds).`,
+        ...about(mod),
+      });
+    } else if (written.selected.length === 0 && written.custom.length === 0) {
+      add(position, {
+        code: "nothing-selected",
+        severity: "info",
+        message: `Every in-game id of ${label(mod)} is deselected, so the server file leaves it out.`,
+        ...about(mod),
+      });
+    }
+    for (const id of new Set([...written.selected, ...written.custom])) {
+      const holders = providers.get(id) ?? [];
+      holders.push(position);
+      providers.set(id, holders);
+    }
+
+    const builds = buildsOfTags(mod.tags);
+    if (builds.size > 0 && !builds.has(build)) {
+      const named = [...builds].sort().map((value) => `Build ${value}`);
+      add(position, {
+        code: "wrong-build",
+        severity: "warning",
+        message: `${label(mod)} is tagged for ${listOf(named)} on the Steam Workshop, not for Build ${build}; it may not load on this version.`,
+        ...about(mod),
+      });
+    }
+
+    for (const required of new Set(mod.requiredWorkshopIds)) {
+      const provider = positionOf.get(required);
+      if (provider === undefined) {
+        const title = input.knownTitles?.get(required);
+        add(position, {
+          code: "missing-requirement",
+          severity: "error",
+          message: `${label(mod)} requires workshop item ${required}${title ? ` ("${title}")` : ""}, which is not in the modpack. Add it to the modpack.`,
+          ...about(mod),
+          requiredWorkshopId: required,
+        });
+      } else if (provider !== position) {
+        requires[position]!.push(provider);
+      }
+    }
+  });
+
+  for (const [platformModId, holders] of providers) {
+    if (holders.length < 2) continue;
+    const [firstHolder, ...others] = holders as [number, ...number[]];
+    const later = mods[others[0]!]!;
+    add(firstHolder, {
+      code: "id-clash",
+      severity: "error",
+      message: `The in-game id "${platformModId}" is selected in ${listOf(holders.map((position) => label(mods[position]!)))}; the game loads only one mod per id. Deselect it in all but one of them.`,
+      ...about(later),
+      platformModId,
+      relatedModIds: holders.filter((position) => position !== others[0]).map((position) => mods[position]!.id),
+    });
+  }
+
+  const groups = components(mods.length, requires);
+  const groupOf = new Array<number>(mods.length).fill(0);
+  groups.forEach((group, id) => {
+    for (const member of group) groupOf[member] = id;
+    if (group.length < 2) return;
+    add(group[0]!, {
+      code: "requirement-cycle",
+      severity: "warning",
+      message: `${listOf(group.map((position) => label(mods[position]!)))} require each other, so no load order puts every requirement first; they keep their saved order.`,
+      relatedModIds: group.map((position) => mods[position]!.id),
+    });
+  });
+
+  mods.forEach((mod, position) => {
+    for (const provider of requires[position]!) {
+      if (provider < position || groupOf[provider] === groupOf[position]) continue;
+      const required = mods[provider]!;
+      add(position, {
+        code: "requirement-order",
+        severity: "warning",
+        message: `${label(mod)} requires ${label(required)}, which loads after it. Move ${label(required)} earlier (suggestedOrder does).`,
+        ...about(mod),
+        requiredWorkshopId: required.workshopId,
+        relatedModIds: [required.id],
+      });
+    }
+  });
+
+  findings.sort(
+    (a, b) =>
+      SEVERITY_RANK[a.finding.severity] - SEVERITY_RANK[b.finding.severity] ||
+      a.position - b.position ||
+      a.order - b.order,
+  );
+  const list = findings.map((entry) => entry.finding);
+  return {
+    version,
+    ok: !list.some((finding) => finding.severity === "error"),
+    findings: list,
+    suggestedOrder: stableOrder(mods.length, requires, groups).map((position) => mods[position]!.id),
+  };
+}
+
+/** Catalogue titles of workshop items, by workshop id, in one query (none when `ids` is empty). */
+export async function catalogueTitles(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom("mods").select(["workshopId", "name"]).where("workshopId", "in", ids).execute();
+  return new Map(rows.map((row) => [row.workshopId, row.name]));
+}
+
+/** Checks an already loaded configuration: at most one more query (titles of missing requirements). */
+export async function checkConfiguration(
+  db: Db,
+  effective: EffectiveConfiguration,
+  version: GameVersion,
+): Promise<ModpackCheck> {
+  const knownTitles = await catalogueTitles(db, missingRequirementIds(effective.mods));
+  return checkModpack({ version, effective, knownTitles });
+}
+
+/** One line per error and warning, for the server file's `#` header. */
+export function headerLines(findings: CheckFinding[]): string[] {
+  return findings
+    .filter((finding) => finding.severity !== "info")
+    .map((finding) => `${finding.severity === "error" ? "ERROR" : "WARNING"} (${finding.code}): ${finding.message}`);
+}
+
+/** What makes an error the same error on another run or version. */
+const errorKey = (finding: CheckFinding) =>
+  [finding.code, finding.modId ?? "", finding.requiredWorkshopId ?? "", finding.platformModId ?? ""].join("|");
+
+/** The errors of a modpack on either version, one per key (42x first). */
+function errorsOf(effective: EffectiveConfiguration): Map<string, CheckFinding> {
+  const errors = new Map<string, CheckFinding>();
+  for (const version of [...gameVersions].reverse()) {
+    for (const finding of checkModpack({ version, effective }).findings) {
+      if (finding.severity === "error" && !errors.has(errorKey(finding))) errors.set(errorKey(finding), finding);
+    }
+  }
+  return errors;
+}
+
+/** A modpack mod as it was before a catalogue row changed. */
+function asBefore(mod: PackMod, before: ModRow): PackMod {
+  return {
+    ...mod,
+    name: before.name,
+    platformModIds: before.platformModIds,
+    buildModIds: buildModIdsOf(before),
+    mapFolders: before.mapFolders,
+    tags: before.tags,
+    requiredWorkshopIds: before.requiredWorkshopIds,
+    available: before.isActive,
+  };
+}
+
+const MESSAGES_PER_NOTIFICATION = 5;
+/** Modpacks whose mods are loaded at once when a change is checked. */
+const MODPACKS_PER_BATCH = 200;
+
+/**
+ * After catalogue rows changed (a refresh or the update job), tells the owner and editing members
+ * of each active modpack holding one of them about the errors the change introduced: the check
+ * with the rows as they were against the check as they are now, so a run that changes nothing
+ * tells nobody anything. Two statements per 200 modpacks, plus two.
+ */
+export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number> {
+  if (before.length === 0) return 0;
+  const beforeById = new Map(before.map((row) => [row.id, row]));
+  const modpacks = await db
+    .selectFrom("modpacks")
+    .select(["modpacks.id", "modpacks.name", "modpacks.ownerId"])
+    .select((eb) =>
+      eb
+        .selectFrom("modpackMembers")
+        .select(sql<string[]>`coalesce(array_agg(modpack_members.user_id), '{}')`.as("editors"))
+        .whereRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .where("modpackMembers.isActive", "=", true)
+        .where(
+          sql<boolean>`modpack_members.permission && array['add-mod', 'remove-mod', 'import', 'configure']::text[]`,
+        )
+        .as("editorIds"),
+    )
+    .where("modpacks.isActive", "=", true)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("modpackMods")
+          .select(sql.lit(1).as("one"))
+          .whereRef("modpackMods.modpackId", "=", "modpacks.id")
+          .where("modpackMods.isActive", "=", true)
+          .where("modpackMods.modId", "in", [...beforeById.keys()]),
+      ),
+    )
+    .execute();
+  const notifications: NewNotification[] = [];
+  for (let start = 0; start < modpacks.length; start += MODPACKS_PER_BATCH) {
+    const batch = modpacks.slice(start, start + MODPACKS_PER_BATCH);
+    const loaded = await loadModpackMods(
+      db,
+      batch.map((modpack) => modpack.id),
+    );
+    for (const modpack of batch) {
+      const entry = loaded.get(modpack.id);
+      if (!entry) continue;
+      const now = errorsOf(applyConfiguration(entry.active, entry.saved));
+      const then = errorsOf(
+        applyConfiguration(
+          entry.active.map((mod) => {
+            const row = beforeById.get(mod.id);
+            return row ? asBefore(mod, row) : mod;
+          }),
+          entry.saved,
+        ),
+      );
+      const introduced = [...now].filter(([key]) => !then.has(key)).map(([, finding]) => finding);
+      if (introduced.length === 0) continue;
+      const shown = introduced.slice(0, MESSAGES_PER_NOTIFICATION).map((finding) => finding.message);
+      const more = introduced.length - shown.length;
+      for (const userId of new Set([modpack.ownerId, ...(modpack.editorIds ?? [])])) {
+        notifications.push({
+          userId,
+          title:
+            introduced.length === 1
+              ? `A new problem in "${modpack.name}"`
+              : `${introduced.length} new problems in "${modpack.name}"`,
+          content: `${shown.join(" ")}${more > 0 ? ` And ${more} more: see GET /modpacks/${modpack.id}/check.` : ""}`,
+          type: "error",
+          metadata: { modpackId: modpack.id, findings: introduced },
+        });
+      }
+    }
+  }
+  await createNotifications(db, notifications);
+  return notifications.length;
+}
+
+/** The modpack check: three queries at most, whatever the modpack's size. */
+export function checksService(db: Db): Services["checks"] {
+  return {
+    async check(modpack, version) {
+      return checkConfiguration(db, await loadEffectiveConfiguration(db, modpack.id), version);
+    },
+  };
+}

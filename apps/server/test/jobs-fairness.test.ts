@@ -1,0 +1,457 @@
+import type { LightMyRequestResponse } from "fastify";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorkers } from "../src/jobs/boss.js";
+import { exportJob } from "../src/jobs/export.js";
+import { EXPORT_QUEUE, IMPORT_QUEUE } from "../src/services/ports.js";
+import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { type SignedIn, signIn } from "./support/users.js";
+
+/** The per-user bounds this file's service runs with. */
+const LIMITS = { exports: 20, imports: 2, refreshes: 2 };
+/**
+ * How long a drained backlog may take here: generous for a shared machine, yet shorter than the
+ * 30 s a worker used to sleep between jobs queued in one burst.
+ */
+const DRAIN_DEADLINE_MS = 20_000;
+const TOO_MANY = { error: { message: expect.any(String), code: "TOO_MANY_REQUESTS" } };
+
+let service: TestService;
+let steam: FakeSteam;
+let modIds: string[] = [];
+
+beforeAll(async () => {
+  steam = await startFakeSteam();
+  service = await startTestService({
+    env: {
+      WORKSHOP_API_URL: steam.url,
+      MAX_PENDING_EXPORTS_PER_USER: String(LIMITS.exports),
+      MAX_PENDING_IMPORTS_PER_USER: String(LIMITS.imports),
+      MAX_RUNNING_REFRESHES_PER_USER: String(LIMITS.refreshes),
+    },
+  });
+  const rows = await service.runtime.database.db
+    .insertInto("mods")
+    .values(
+      Array.from({ length: 30 }, (_, index) => ({
+        workshopId: String(5_000_000 + index),
+        name: `Fair mod ${index}`,
+        avatarUrl: null,
+        platformModIds: [`FairMod${index}`],
+        mapFolders: index % 10 === 0 ? [`FairMap${index}`] : [],
+      })),
+    )
+    .returning("id")
+    .execute();
+  modIds = rows.map((row) => row.id);
+});
+afterAll(async () => {
+  await service?.stop();
+  await steam?.close();
+});
+
+function call(method: "GET" | "POST", url: string, user: SignedIn, payload?: object): Promise<LightMyRequestResponse> {
+  return service.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload }) });
+}
+
+let modpackCounter = 0;
+
+/** A private modpack of `owner` holding the catalogue's 30 mods. */
+async function seedModpack(owner: SignedIn): Promise<string> {
+  modpackCounter += 1;
+  const { db } = service.runtime.database;
+  const modpack = await db
+    .insertInto("modpacks")
+    .values({ name: `Fair pack ${modpackCounter}`, ownerId: owner.userId, isPublic: false, metadata: "{}" })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto("modpackMods")
+    .values(modIds.map((modId) => ({ modpackId: modpack.id, modId, addedBy: owner.userId })))
+    .execute();
+  return modpack.id;
+}
+
+async function requestFile(user: SignedIn, modpackId: string, version: "41x" | "42x"): Promise<string> {
+  const response = await call("POST", `/modpacks/${modpackId}/server-file`, user, { version });
+  expect(response.statusCode, response.body).toBe(202);
+  return response.json().exportId;
+}
+
+/** `count` different server files of one user: two versions of fresh modpacks. */
+async function burstOf(user: SignedIn, count: number): Promise<Array<{ modpackId: string; version: "41x" | "42x" }>> {
+  const modpacks = await Promise.all(Array.from({ length: Math.ceil(count / 2) }, () => seedModpack(user)));
+  return Array.from({ length: count }, (_, index) => ({
+    modpackId: modpacks[Math.floor(index / 2)] as string,
+    version: index % 2 === 0 ? "41x" : "42x",
+  }));
+}
+
+/** Polls exports' status until none is pending or running; throws past the deadline naming the ones left. */
+async function waitForExports(ids: string[], deadlineMs = DRAIN_DEADLINE_MS) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const rows = await service.runtime.database.db
+      .selectFrom("exports")
+      .select(["id", "status", "finishedAt"])
+      .where("id", "in", ids)
+      .execute();
+    const open = rows.filter((row) => row.status === "pending" || row.status === "running");
+    if (rows.length === ids.length && open.length === 0) return new Map(rows.map((row) => [row.id, row]));
+    if (Date.now() > deadline) {
+      throw new Error(`${open.length} of ${ids.length} exports still pending or running after ${deadlineMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Stops this instance's export workers (as if busy elsewhere) and answers how to start them again. */
+async function pauseExportWorkers(): Promise<() => Promise<void>> {
+  const { boss } = service.runtime.jobs;
+  await boss.offWork(EXPORT_QUEUE);
+  return () => startWorkers(boss, [exportJob({ db: service.runtime.database.db })]);
+}
+
+async function count(table: "exports" | "imports" | "notifications", column: "requestedBy" | "userId", userId: string) {
+  const row = await service.runtime.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where(column, "=", userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+async function jobsIn(queue: string): Promise<number> {
+  const { rows } = await sql<{
+    count: number;
+  }>`select count(*)::int as count from pgboss.job where name = ${queue}`.execute(service.runtime.database.db);
+  return Number(rows[0]?.count ?? 0);
+}
+
+describe("a backlog of jobs", () => {
+  it("drains a burst of server files back to back, without waiting for a poll between jobs", async () => {
+    const user = await signIn(service, { name: "Burst" });
+    const files = await burstOf(user, LIMITS.exports);
+    const ids = await Promise.all(files.map((file) => requestFile(user, file.modpackId, file.version)));
+    expect(new Set(ids).size).toBe(files.length);
+
+    const done = await waitForExports(ids);
+    expect([...done.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+    for (const id of ids) {
+      const download = await call("GET", `/modpacks/export/${id}/download`, user);
+      expect(download.statusCode, download.body).toBe(200);
+      expect(download.body).toContain("Mods=");
+    }
+  });
+
+  it("finishes another user's file while the first user's backlog is still being worked", async () => {
+    const first = await signIn(service, { name: "Backlog" });
+    const second = await signIn(service, { name: "Behind" });
+    const files = await burstOf(first, LIMITS.exports);
+    const theirs = await seedModpack(second);
+
+    const resume = await pauseExportWorkers();
+    const backlog: string[] = [];
+    let single = "";
+    try {
+      for (const file of files) backlog.push(await requestFile(first, file.modpackId, file.version));
+      single = await requestFile(second, theirs, "42x");
+    } finally {
+      await resume();
+    }
+    const done = await waitForExports([...backlog, single]);
+
+    const singleDone = done.get(single);
+    expect(singleDone?.status).toBe("completed");
+    const finishedAfter = backlog.filter(
+      (id) => (done.get(id)?.finishedAt?.getTime() ?? 0) > (singleDone?.finishedAt?.getTime() ?? 0),
+    );
+    // Queued last, worked among the first: most of the backlog was still waiting when it was ready.
+    expect(finishedAfter.length).toBeGreaterThanOrEqual(backlog.length / 2);
+  });
+});
+
+describe("an identical server-file request already queued", () => {
+  it("answers the pending export instead of queueing another", async () => {
+    const owner = await signIn(service, { name: "Repeater" });
+    const member = await signIn(service, { name: "Member" });
+    const modpackId = await seedModpack(owner);
+    await service.runtime.database.db
+      .insertInto("modpackMembers")
+      .values({ modpackId, userId: member.userId, permission: ["read"] })
+      .execute();
+
+    const resume = await pauseExportWorkers();
+    const requested: Record<string, string> = {};
+    const before = { exports: await count("exports", "requestedBy", owner.userId), jobs: await jobsIn(EXPORT_QUEUE) };
+    try {
+      const cases: Array<{ name: string; user: SignedIn; version: "41x" | "42x" }> = [
+        { name: "first", user: owner, version: "41x" },
+        { name: "again", user: owner, version: "41x" },
+        { name: "third time", user: owner, version: "41x" },
+        { name: "other version", user: owner, version: "42x" },
+        { name: "other user", user: member, version: "41x" },
+      ];
+      for (const entry of cases) {
+        const response = await call("POST", `/modpacks/${modpackId}/server-file`, entry.user, {
+          version: entry.version,
+        });
+        expect(response.statusCode, `${entry.name}: ${response.body}`).toBe(202);
+        expect(response.json()).toEqual({ exportId: expect.any(String), status: "pending" });
+        requested[entry.name] = response.json().exportId;
+      }
+      expect(requested.again).toBe(requested.first);
+      expect(requested["third time"]).toBe(requested.first);
+      expect(requested["other version"]).not.toBe(requested.first);
+      expect(requested["other user"]).not.toBe(requested.first);
+      expect(await count("exports", "requestedBy", owner.userId)).toBe(before.exports + 2);
+      expect(await jobsIn(EXPORT_QUEUE)).toBe(before.jobs + 3);
+    } finally {
+      await resume();
+    }
+
+    const ids = Object.values(requested);
+    const done = await waitForExports([...new Set(ids)]);
+    expect([...done.values()].every((row) => row.status === "completed")).toBe(true);
+    const started = await service.runtime.database.db
+      .selectFrom("notifications")
+      .select("metadata")
+      .where("userId", "=", owner.userId)
+      .where("title", "=", "Server file generation started")
+      .execute();
+    expect(started.map((row) => row.metadata.exportId).sort()).toEqual(
+      [requested.first, requested["other version"]].sort(),
+    );
+
+    // Once the file exists, asking again makes a new one (the configuration may have changed).
+    const later = await requestFile(owner, modpackId, "41x");
+    expect(later).not.toBe(requested.first);
+  });
+});
+
+describe("concurrent server-file requests of one user", () => {
+  it("are counted exactly: identical ones share one export, and no more than the bound are accepted", async () => {
+    const user = await signIn(service, { name: "Concurrent" });
+    const modpackId = await seedModpack(user);
+    const free = 3;
+    const filler = await seedModpack(user);
+    await service.runtime.database.db
+      .insertInto("exports")
+      .values(
+        Array.from({ length: LIMITS.exports - free }, () => ({
+          modpackId: filler,
+          requestedBy: user.userId,
+          version: "41x" as const,
+        })),
+      )
+      .execute();
+    const others = await Promise.all(Array.from({ length: 2 * free }, () => seedModpack(user)));
+
+    const resume = await pauseExportWorkers();
+    let identical: LightMyRequestResponse[] = [];
+    let distinct: LightMyRequestResponse[] = [];
+    try {
+      identical = await Promise.all(
+        Array.from({ length: 5 }, () => call("POST", `/modpacks/${modpackId}/server-file`, user, { version: "42x" })),
+      );
+      distinct = await Promise.all(
+        others.map((id) => call("POST", `/modpacks/${id}/server-file`, user, { version: "42x" })),
+      );
+    } finally {
+      await resume();
+    }
+    expect(identical.map((response) => response.statusCode)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(identical.map((response) => response.json().exportId)).size).toBe(1);
+    const statuses = distinct.map((response) => response.statusCode).sort();
+    expect(statuses).toEqual([...Array(free - 1).fill(202), ...Array(others.length - free + 1).fill(429)]);
+    expect(await count("exports", "requestedBy", user.userId)).toBe(LIMITS.exports);
+  });
+});
+
+describe("the per-user bound on refreshes", () => {
+  it("answers 429 to a refresh past the user's refreshes in flight, without calling the workshop", async () => {
+    const user = await signIn(service, { name: "Refresher" });
+    const other = await signIn(service, { name: "Other refresher" });
+    const workshopIds = ["6100", "6101", "6102", "6103"];
+    for (const id of workshopIds) steam.items.set(id, fakeItem(id, { title: `Refreshed ${id}` }));
+    const mods = await service.runtime.database.db
+      .insertInto("mods")
+      .values(workshopIds.map((id) => ({ workshopId: id, name: `Stale ${id}`, avatarUrl: null, platformModIds: [id] })))
+      .returning(["id", "workshopId"])
+      .execute();
+    const modId = (index: number) => mods[index]?.id as string;
+
+    steam.holdAfter(0);
+    let inFlight: Array<Promise<LightMyRequestResponse>> = [];
+    try {
+      inFlight = Array.from({ length: LIMITS.refreshes }, (_, index) =>
+        call("POST", `/mods/${modId(index)}/refresh`, user),
+      );
+      const deadline = Date.now() + 10_000;
+      while (steam.held() < LIMITS.refreshes) {
+        if (Date.now() > deadline) throw new Error(`only ${steam.held()} refreshes reached the workshop`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const calls = steam.calls.length;
+
+      const refused = await call("POST", `/mods/${modId(LIMITS.refreshes)}/refresh`, user);
+      expect(refused.statusCode, refused.body).toBe(429);
+      expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+      expect(refused.json()).toEqual(TOO_MANY);
+      expect(steam.calls.length).toBe(calls);
+
+      inFlight.push(call("POST", `/mods/${modId(LIMITS.refreshes + 1)}/refresh`, other));
+      while (steam.held() < LIMITS.refreshes + 1) {
+        if (Date.now() > deadline) throw new Error("the other user's refresh did not reach the workshop");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      steam.release();
+    }
+    const answered = await Promise.all(inFlight);
+    expect(answered.map((response) => response.statusCode)).toEqual(inFlight.map(() => 200));
+    const stale = await service.runtime.database.db
+      .selectFrom("mods")
+      .select("name")
+      .where("id", "=", modId(LIMITS.refreshes))
+      .executeTakeFirstOrThrow();
+    expect(stale.name).toBe(`Stale ${workshopIds[LIMITS.refreshes]}`);
+
+    // With the earlier ones done, the user may refresh again.
+    const again = await call("POST", `/mods/${modId(LIMITS.refreshes)}/refresh`, user);
+    expect(again.statusCode, again.body).toBe(200);
+  });
+});
+
+describe("the per-user bound on queued work", () => {
+  const collectionUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
+
+  interface BoundCase {
+    name: string;
+    limit: number;
+    /** Fills the user's quota directly in the database (nothing works these rows). */
+    fill(user: SignedIn): Promise<void>;
+    /** The request past the bound. */
+    send(user: SignedIn): Promise<LightMyRequestResponse>;
+    /** What the refused request must not change. */
+    written(user: SignedIn): Promise<number[]>;
+  }
+
+  const fillExports = async (user: SignedIn) => {
+    const modpackId = await seedModpack(user);
+    await service.runtime.database.db
+      .insertInto("exports")
+      .values(
+        Array.from({ length: LIMITS.exports }, (_, index) => ({
+          modpackId,
+          requestedBy: user.userId,
+          version: index % 2 === 0 ? ("41x" as const) : ("42x" as const),
+          status: index % 3 === 0 ? ("running" as const) : ("pending" as const),
+        })),
+      )
+      .execute();
+  };
+  const fillImports = async (user: SignedIn) => {
+    for (let index = 0; index < LIMITS.imports; index++) {
+      await service.runtime.database.db
+        .insertInto("imports")
+        .values({
+          modpackId: await seedModpack(user),
+          requestedBy: user.userId,
+          platformUrl: collectionUrl(String(900 + index)),
+          collectionId: String(900 + index),
+          status: index === 0 ? "running" : "pending",
+          itemsTotal: null,
+          error: null,
+          failures: "[]",
+        })
+        .execute();
+    }
+  };
+
+  const cases: BoundCase[] = [
+    {
+      name: "server files (REST)",
+      limit: LIMITS.exports,
+      fill: fillExports,
+      send: async (user) => call("POST", `/modpacks/${await seedModpack(user)}/server-file`, user, { version: "41x" }),
+      written: async (user) => [
+        await count("exports", "requestedBy", user.userId),
+        await count("notifications", "userId", user.userId),
+        await jobsIn(EXPORT_QUEUE),
+      ],
+    },
+    {
+      name: "server files (tRPC)",
+      limit: LIMITS.exports,
+      fill: fillExports,
+      send: async (user) =>
+        service.app.inject({
+          method: "POST",
+          url: "/trpc/exports.requestServerFile",
+          headers: { ...user.headers, "content-type": "application/json" },
+          payload: { id: await seedModpack(user), version: "42x" },
+        }),
+      written: async (user) => [
+        await count("exports", "requestedBy", user.userId),
+        await count("notifications", "userId", user.userId),
+        await jobsIn(EXPORT_QUEUE),
+      ],
+    },
+    {
+      name: "imports (REST)",
+      limit: LIMITS.imports,
+      fill: fillImports,
+      send: async (user) =>
+        call("POST", `/modpacks/${await seedModpack(user)}/import`, user, { platformUrl: collectionUrl("777") }),
+      written: async (user) => [
+        await count("imports", "requestedBy", user.userId),
+        await count("notifications", "userId", user.userId),
+        await jobsIn(IMPORT_QUEUE),
+      ],
+    },
+  ];
+
+  for (const entry of cases) {
+    it(`answers 429 with Retry-After and the error body for ${entry.name}, writing nothing`, async () => {
+      const user = await signIn(service, { name: `Bounded ${entry.name}` });
+      await entry.fill(user);
+      const before = await entry.written(user);
+
+      const response = await entry.send(user);
+      expect(response.statusCode, response.body).toBe(429);
+      expect(response.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+      if (entry.name.includes("tRPC")) {
+        expect(response.json().error.data).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
+      } else {
+        expect(response.json()).toEqual(TOO_MANY);
+        expect(response.json().error.message).toContain(`at most ${entry.limit}`);
+      }
+      expect(await entry.written(user)).toEqual(before);
+
+      // Another user is not bounded by this one's queue.
+      const other = await signIn(service, { name: `Unbounded ${entry.name}` });
+      const accepted = await entry.send(other);
+      expect(accepted.statusCode, accepted.body).toBeLessThan(300);
+    });
+  }
+});
+
+describe("the OpenAPI document", () => {
+  it("declares 429 with Retry-After on the operations that queue work", async () => {
+    const document = (await service.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    for (const [path, method] of [
+      ["/modpacks/{id}/server-file", "post"],
+      ["/modpacks/{id}/import", "post"],
+      ["/mods/{id}/refresh", "post"],
+    ] as const) {
+      const response = document.paths[path][method].responses["429"];
+      expect(response, `${method} ${path}`).toMatchObject({
+        headers: { "Retry-After": { schema: { type: "integer" } } },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      });
+    }
+    expect(document.paths["/modpacks/{id}/server-file"].post.description).toContain("instead of queueing another");
+  });
+});

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyName } from "../src/services/modpacks.js";
+import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { snapshot } from "./support/snapshot.js";
+import { type SignedIn, signIn } from "./support/users.js";
+
+let steam: FakeSteam;
+let service: TestService;
+let owner: SignedIn;
+let stranger: SignedIn;
+
+type Json = Record<string, unknown>;
+
+async function call(who: SignedIn | null, method: "GET" | "POST" | "PUT" | "DELETE", url: string, body?: unknown) {
+  const response = await service.app.inject({
+    method,
+    url,
+    headers: { ...(who ? who.headers : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+  return { status: response.statusCode, body: response.json() as Json };
+}
+
+/** A modpack of `owner` with three mods (one removed again), a custom order and id selections. */
+async function seedModpack(options: { name: string; isPublic: boolean }) {
+  const created = await call(owner, "POST", "/modpacks", {
+    name: options.name,
+    description: "Seeded",
+    isPublic: options.isPublic,
+    platformWorkshopUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=900",
+  });
+  expect(created.status).toBe(201);
+  const id = String(created.body.id);
+  const modIds: string[] = [];
+  for (const workshopId of ["301", "302", "303"]) {
+    const link = await call(owner, "POST", `/modpacks/${id}/mods`, { modAttribute: workshopId });
+    expect(link.status).toBe(201);
+    modIds.push(String(link.body.modId));
+  }
+  const removed = await call(owner, "DELETE", `/modpacks/${id}/mods/${modIds[2]}`);
+  expect(removed.status).toBe(200);
+  const [first, second] = modIds as [string, string];
+  const saved = await call(owner, "PUT", `/modpacks/${id}/export-configuration`, {
+    modsOrder: [second, first],
+    modConfig: { [second]: { selectedPlatformModIds: ["Mod302"] }, [first]: { selectedPlatformModIds: [] } },
+  });
+  expect(saved.status).toBe(200);
+  return { id, first, second };
+}
+
+beforeAll(async () => {
+  steam = await startFakeSteam();
+  for (const id of ["301", "302", "303"]) steam.items.set(id, fakeItem(id));
+  service = await startTestService({ env: { WORKSHOP_API_URL: steam.url, WORKSHOP_MAX_RETRIES: "0" } });
+  owner = await signIn(service, { name: "Dup Owner" });
+  stranger = await signIn(service, { name: "Dup Stranger" });
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await steam?.close();
+});
+
+describe("POST /modpacks/{id}/duplicate", () => {
+  it("copies the active mods, their order and selections into a private modpack of the caller, and notifies them", async () => {
+    const source = await seedModpack({ name: "Brita's Apocalypse", isPublic: true });
+    const copy = await call(owner, "POST", `/modpacks/${source.id}/duplicate`);
+    expect(copy.status).toBe(201);
+    expect(copy.body).toMatchObject({
+      name: "Brita's Apocalypse (copy)",
+      description: "Seeded",
+      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=900",
+      owner: owner.userId,
+      isPublic: false,
+      isVerified: false,
+      isActive: true,
+      members: [],
+    });
+    const copyId = String(copy.body.id);
+    expect(copyId).not.toBe(source.id);
+
+    const mods = await call(owner, "GET", `/modpacks/${copyId}/mods?limit=100`);
+    expect((mods.body.data as Json[]).map((mod) => mod.id).sort()).toEqual([source.first, source.second].sort());
+    const configuration = await call(owner, "GET", `/modpacks/${copyId}/export-configuration`);
+    expect(configuration.body).toMatchObject({
+      modsOrder: [source.second, source.first],
+      modConfig: {
+        [source.second]: { selectedPlatformModIds: ["Mod302"] },
+        [source.first]: { selectedPlatformModIds: [] },
+      },
+    });
+
+    const notifications = await call(owner, "GET", "/notifications?limit=5");
+    const latest = (notifications.body.notifications as Json[])[0];
+    expect(latest).toMatchObject({ title: "Modpack duplicated", type: "success" });
+    expect(String(latest?.content)).toContain("Brita's Apocalypse (copy) is a copy of Brita's Apocalypse with 2 mods");
+    expect(JSON.parse(String(latest?.metadata))).toMatchObject({ modpackId: copyId, sourceModpackId: source.id });
+
+    const original = await call(owner, "GET", `/modpacks/${source.id}`);
+    expect(original.body).toMatchObject({ name: "Brita's Apocalypse", isPublic: true });
+  });
+
+  it("keeps the load order of a modpack that never saved one", async () => {
+    const created = await call(owner, "POST", "/modpacks", { name: "Unsaved order", isPublic: false });
+    const id = String(created.body.id);
+    for (const workshopId of ["303", "301", "302"]) {
+      expect((await call(owner, "POST", `/modpacks/${id}/mods`, { modAttribute: workshopId })).status).toBe(201);
+    }
+    const order = async (modpackId: string) =>
+      (await call(owner, "GET", `/modpacks/${modpackId}/export-configuration`)).body.modsOrder;
+    const copy = await call(owner, "POST", `/modpacks/${id}/duplicate`);
+    expect(copy.status).toBe(201);
+    expect(await order(String(copy.body.id))).toEqual(await order(id));
+  });
+
+  it("lets anyone who may read a public modpack copy it under a name of their choosing", async () => {
+    const source = await seedModpack({ name: "Public pack", isPublic: true });
+    const copy = await call(stranger, "POST", `/modpacks/${source.id}/duplicate`, { name: "My own take" });
+    expect(copy.status).toBe(201);
+    expect(copy.body).toMatchObject({ name: "My own take", owner: stranger.userId, isPublic: false });
+    const mine = await call(stranger, "GET", "/modpacks/my");
+    expect((mine.body.data as Json[]).map((modpack) => modpack.id)).toContain(copy.body.id);
+  });
+
+  it.each([
+    ["anonymous", null, undefined, 401],
+    ["a stranger, on a private modpack", "stranger", undefined, 403],
+    ["a name too short", "owner", { name: "ab" }, 400],
+    ["a name of the wrong type", "owner", { name: 42 }, 400],
+  ] as const)("refuses %s and writes nothing", async (_label, who, body, status) => {
+    const source = await seedModpack({ name: "Private pack", isPublic: false });
+    const caller = who === "owner" ? owner : who === "stranger" ? stranger : null;
+    const before = await snapshot(service.runtime);
+    const response = await call(caller, "POST", `/modpacks/${source.id}/duplicate`, body);
+    expect(response.status).toBe(status);
+    expect(await snapshot(service.runtime)).toEqual(before);
+  });
+
+  it("answers 404 for a modpack that does not exist", async () => {
+    const response = await call(owner, "POST", "/modpacks/0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d/duplicate");
+    expect(response.status).toBe(404);
+  });
+});
+
+describe("the default name of a copy", () => {
+  it.each([
+    ["Pack", "Pack (copy)"],
+    ["x".repeat(43), `${"x".repeat(43)} (copy)`],
+    ["x".repeat(50), `${"x".repeat(43)} (copy)`],
+    [`${"a".repeat(42)} b  c`, `${"a".repeat(42)} (copy)`],
+    ["🧟".repeat(25), `${"🧟".repeat(21)} (copy)`],
+  ])("of %j is %j", (name, expected) => {
+    expect(copyName(name)).toBe(expected);
+    expect(copyName(name).length).toBeLessThanOrEqual(50);
+  });
+});

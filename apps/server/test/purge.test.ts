@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PURGE_QUEUE } from "../src/jobs/maintenance.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { signIn } from "./support/users.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
+
+async function runPurge(service: TestService): Promise<unknown> {
+  const { jobs } = service.runtime;
+  const id = await jobs.send(PURGE_QUEUE, {});
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const [job] = await jobs.boss.findJobs(PURGE_QUEUE, { id: id ?? "" });
+    if (job?.state === "completed") return job.output;
+    if (job?.state === "failed") throw new Error("the purge failed");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the purge did not finish");
+}
+
+/** Exports and notifications of several ages and states; returns their labels by id. */
+async function seed(service: TestService): Promise<void> {
+  const { db } = service.runtime.database;
+  const user = await signIn(service);
+  const modpack = await db
+    .insertInto("modpacks")
+    .values({ name: "Purged", ownerId: user.userId, isPublic: false, metadata: "{}" })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const exports: Array<{
+    label: string;
+    status: "pending" | "running" | "completed" | "failed";
+    finished: Date | null;
+  }> = [
+    { label: "completed 31 days ago", status: "completed", finished: daysAgo(31) },
+    { label: "failed 40 days ago", status: "failed", finished: daysAgo(40) },
+    { label: "completed 29 days ago", status: "completed", finished: daysAgo(29) },
+    { label: "pending", status: "pending", finished: null },
+  ];
+  for (const item of exports) {
+    await db
+      .insertInto("exports")
+      .values({
+        modpackId: modpack.id,
+        requestedBy: user.userId,
+        version: "41x",
+        status: item.status,
+        fileName: item.label,
+        content: item.status === "completed" ? "servertest.ini" : null,
+        error: null,
+        finishedAt: item.finished,
+        createdAt: item.finished ?? new Date(),
+      })
+      .execute();
+  }
+  const notifications = [
+    { title: "read 91 days ago", isRead: true, updatedAt: daysAgo(91) },
+    { title: "read 89 days ago", isRead: true, updatedAt: daysAgo(89) },
+    { title: "unread from 200 days ago", isRead: false, updatedAt: daysAgo(200) },
+  ];
+  for (const item of notifications) {
+    await db
+      .insertInto("notifications")
+      .values({
+        userId: user.userId,
+        title: item.title,
+        content: "",
+        type: "info",
+        metadata: "{}",
+        isRead: item.isRead,
+        updatedAt: item.updatedAt,
+        createdAt: item.updatedAt,
+      })
+      .execute();
+  }
+}
+
+async function left(service: TestService) {
+  const { db } = service.runtime.database;
+  const exports = await db.selectFrom("exports").select("fileName").orderBy("fileName").execute();
+  const notifications = await db.selectFrom("notifications").select("title").orderBy("title").execute();
+  return { exports: exports.map((row) => row.fileName), notifications: notifications.map((row) => row.title) };
+}
+
+describe("the maintenance purge", () => {
+  let service: TestService;
+  let keeping: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+    keeping = await startTestService({
+      env: { PURGE_EXPORTS_AFTER_DAYS: "0", PURGE_READ_NOTIFICATIONS_AFTER_DAYS: "0" },
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await keeping?.stop();
+  });
+
+  it("deletes finished exports and read notifications past their age (defaults 30 and 90 days)", async () => {
+    await seed(service);
+    expect(await runPurge(service)).toEqual({ exportsDeleted: 2, notificationsDeleted: 1 });
+    expect(await left(service)).toEqual({
+      exports: ["completed 29 days ago", "pending"],
+      notifications: ["read 89 days ago", "unread from 200 days ago"],
+    });
+  });
+
+  it("keeps everything when the ages are 0", async () => {
+    await seed(keeping);
+    expect(await runPurge(keeping)).toEqual({ exportsDeleted: 0, notificationsDeleted: 0 });
+    expect((await left(keeping)).exports).toHaveLength(4);
+    expect((await left(keeping)).notifications).toHaveLength(3);
+  });
+});

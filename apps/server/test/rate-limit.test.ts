@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rateLimitGroup } from "../src/http/rate-limit.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { type SignedIn, signIn } from "./support/users.js";
+
+describe("rateLimitGroup", () => {
+  it.each([
+    ["GET", "/modpacks/public?limit=20", "general"],
+    ["GET", "/health", undefined],
+    ["GET", "/health/", undefined],
+    ["GET", "/auth/idp", "signIn"],
+    ["GET", "/auth/idp/callback?code=x&state=y", "signIn"],
+    ["POST", "/dev-idp/authorize", "signIn"],
+    ["GET", "/dev-idp/authorize", "general"],
+    ["POST", "/mods", "workshop"],
+    ["POST", "/mod%73", "workshop"],
+    ["POST", "/mods/", "workshop"],
+    ["GET", "/mods", "general"],
+    ["POST", "/mods/0193b1c4/refresh", "workshop"],
+    ["POST", "/mods/update-all", "workshop"],
+    ["POST", "/modpacks/0193b1c4/mods", "workshop"],
+    ["POST", "/modpacks/0193b1c4/import", "workshop"],
+    ["GET", "/modpacks/0193b1c4/import/status", "general"],
+    ["POST", "/modpacks/0193b1c4/members", "memberAdd"],
+    ["GET", "/modpacks/0193b1c4/members", "general"],
+    ["POST", "/trpc/mods.create", "workshop"],
+    ["POST", "/trpc/modpacks.get,modpackMods.add?batch=1", "workshop"],
+    ["POST", "/trpc/members.add", "memberAdd"],
+    ["GET", "/trpc/modpacks.listMine", "general"],
+  ])("%s %s counts against %s", (method, url, group) => {
+    expect(rateLimitGroup(method, url)).toBe(group);
+  });
+});
+
+describe("rate limits over HTTP", () => {
+  let limited: TestService;
+  let unlimited: TestService;
+  let alice: SignedIn;
+  let bob: SignedIn;
+
+  beforeAll(async () => {
+    limited = await startTestService({
+      role: "api",
+      env: {
+        RATE_LIMIT_PER_MINUTE: "5",
+        RATE_LIMIT_SIGN_IN_PER_MINUTE: "2",
+        RATE_LIMIT_WORKSHOP_PER_MINUTE: "2",
+        RATE_LIMIT_MEMBER_ADD_PER_MINUTE: "2",
+      },
+    });
+    unlimited = await startTestService({
+      role: "api",
+      env: {
+        RATE_LIMIT_PER_MINUTE: "0",
+        RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
+        RATE_LIMIT_WORKSHOP_PER_MINUTE: "0",
+        RATE_LIMIT_MEMBER_ADD_PER_MINUTE: "0",
+      },
+    });
+    alice = await signIn(limited, { name: "Alice" });
+    bob = await signIn(limited, { name: "Bob" });
+  });
+  afterAll(async () => {
+    await limited?.stop();
+    await unlimited?.stop();
+  });
+
+  const call = (
+    service: TestService,
+    method: "GET" | "POST",
+    url: string,
+    options: { headers?: Record<string, string>; ip?: string; payload?: unknown } = {},
+  ) =>
+    service.app.inject({
+      method,
+      url,
+      headers: options.headers ?? {},
+      remoteAddress: options.ip ?? "192.0.2.1",
+      ...(options.payload === undefined ? {} : { payload: options.payload as Record<string, unknown> }),
+    });
+
+  function expectLimited(response: Awaited<ReturnType<typeof call>>, limit: number) {
+    expect(response.statusCode).toBe(429);
+    expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(response.headers["retry-after"])).toBeLessThanOrEqual(60);
+    expect(response.headers["x-ratelimit-limit"]).toBe(String(limit));
+    expect(response.headers["x-ratelimit-remaining"]).toBe("0");
+    expect(response.headers["x-ratelimit-reset"]).toBeDefined();
+    expect(response.json()).toEqual({
+      error: { message: expect.stringMatching(/^Too many requests, retry in /), code: "TOO_MANY_REQUESTS" },
+    });
+  }
+
+  it("limits anonymous callers per IP and signed-in callers per user", async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < 5; index++) {
+      const response = await call(limited, "GET", "/modpacks/public", { ip: "192.0.2.10" });
+      statuses.push(response.statusCode);
+      expect(response.headers["x-ratelimit-remaining"]).toBe(String(4 - index));
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    expectLimited(await call(limited, "GET", "/modpacks/public", { ip: "192.0.2.10" }), 5);
+    // Another IP, and a signed-in user on the same IP, have their own budgets.
+    expect((await call(limited, "GET", "/modpacks/public", { ip: "192.0.2.11" })).statusCode).toBe(200);
+    for (let index = 0; index < 5; index++) {
+      const response = await call(limited, "GET", "/modpacks/my", { ip: "192.0.2.10", headers: alice.headers });
+      expect(response.statusCode).toBe(200);
+    }
+    // The user's budget follows them to another IP; another user is untouched.
+    expectLimited(await call(limited, "GET", "/modpacks/my", { ip: "192.0.2.99", headers: alice.headers }), 5);
+    expectLimited(
+      await call(limited, "GET", "/trpc/modpacks.listMine", { ip: "192.0.2.98", headers: alice.headers }),
+      5,
+    );
+    expect((await call(limited, "GET", "/modpacks/my", { ip: "192.0.2.10", headers: bob.headers })).statusCode).toBe(
+      200,
+    );
+  });
+
+  it.each([
+    { name: "adding a mod (REST)", method: "POST" as const, url: "/mods", payload: {}, allowed: 400 },
+    { name: "adding a mod (tRPC)", method: "POST" as const, url: "/trpc/mods.create", payload: {}, allowed: 400 },
+    {
+      name: "adding a member (by email or id)",
+      method: "POST" as const,
+      url: "/modpacks/0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d/members",
+      payload: { email: "someone@example.com", permission: ["read"] },
+      allowed: 404,
+    },
+  ])("allows fewer Steam-calling operations and member additions: $name", async ({ method, url, payload, allowed }) => {
+    const user = await signIn(limited);
+    const first = await call(limited, method, url, { headers: user.headers, payload });
+    const second = await call(limited, method, url, { headers: user.headers, payload });
+    expect([first.statusCode, second.statusCode]).toEqual([allowed, allowed]);
+    expectLimited(await call(limited, method, url, { headers: user.headers, payload }), 2);
+    // Other requests of the same user still pass.
+    expect((await call(limited, "GET", "/modpacks/my", { headers: user.headers })).statusCode).toBe(200);
+  });
+
+  it("allows fewer sign-in attempts per IP", async () => {
+    const first = await call(limited, "GET", "/auth/idp", { ip: "198.51.100.7" });
+    const second = await call(limited, "GET", "/auth/idp", { ip: "198.51.100.7" });
+    expect([first.statusCode, second.statusCode]).toEqual([302, 302]);
+    expectLimited(await call(limited, "GET", "/auth/idp", { ip: "198.51.100.7" }), 2);
+    expect((await call(limited, "GET", "/auth/idp", { ip: "198.51.100.8" })).statusCode).toBe(302);
+  });
+
+  it("never limits the health check", async () => {
+    for (let index = 0; index < 8; index++) {
+      expect((await call(limited, "GET", "/health", { ip: "198.51.100.20" })).statusCode).toBe(200);
+    }
+  });
+
+  it("turns every limit off with 0", async () => {
+    for (let index = 0; index < 12; index++) {
+      const response = await call(unlimited, "GET", "/modpacks/public", { ip: "203.0.113.5" });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers["x-ratelimit-limit"]).toBeUndefined();
+      const idp = await call(unlimited, "GET", "/auth/idp", { ip: "203.0.113.5" });
+      expect(idp.statusCode).toBe(302);
+    }
+  });
+});
