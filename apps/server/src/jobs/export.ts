@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Job, JobResult } from "pg-boss";
 import type { Db } from "../db/database.js";
-import { exportFileName, renderServerFile } from "../server-file/render.js";
+import { exportFileName, renderServerFileWithReport } from "../server-file/render.js";
 import { loadEffectiveConfiguration, renderInputFor } from "../services/exports.js";
 import { checkConfiguration, headerLines } from "../services/modpack-check.js";
 import { createNotifications } from "../services/notifications.js";
@@ -64,7 +64,8 @@ async function runExport(db: Db, job: Job<ExportJobData>): Promise<object> {
     ]);
     const check = await checkConfiguration(db, effective, claimed.version);
     const findings = check.findings.filter((finding) => finding.severity !== "info");
-    const content = renderServerFile({
+    // Values the server-file rule refuses never reach the file; the job's recorded output names them.
+    const { content, rejected } = renderServerFileWithReport({
       modpack,
       version: claimed.version,
       generatedAt: new Date(),
@@ -99,7 +100,7 @@ async function runExport(db: Db, job: Job<ExportJobData>): Promise<object> {
       ]);
       return true;
     });
-    return { exportId, completed, mods: effective.mods.length };
+    return { exportId, completed, mods: effective.mods.length, rejected };
   } catch (error) {
     // On the last attempt the requester hears of it now; pg-boss still records the failure (and
     // hands the job to the dead-letter queue, whose handler then finds the export already failed).

@@ -6,6 +6,7 @@ import { buildModIdsOf, upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications, type NewNotification } from "../services/notifications.js";
 import { MOD_UPDATE_QUEUE } from "../services/ports.js";
 import type { WorkshopClient, WorkshopItem } from "../workshop/client.js";
+import { idsForBuild } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 
 const PAGE_SIZE = 500;
@@ -29,7 +30,7 @@ export function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind |
   }
   const builds = buildModIdsOf(mod);
   for (const version of ["41x", "42x"] as const) {
-    const next = item.buildModIds?.[version] ?? item.platformModIds;
+    const next = idsForBuild(item, version);
     if (!sameList(builds[version], next)) return "breaking";
   }
   if (!sameList([...mod.requiredWorkshopIds].sort(), [...item.requiredWorkshopIds].sort())) return "requirements";

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { type BuildModIds, idsForBuild } from "../workshop/description.js";
 import {
   exportFileName,
   type GameVersion,
@@ -191,14 +192,16 @@ describe("renderServerFile body", () => {
 
 interface BuildCase {
   name: string;
-  mods: RenderMod[];
+  mods: BuildMod[];
   selected: Record<string, string[]>;
   "41x": { mods: string[]; workshopItems: string };
   "42x": { mods: string[]; workshopItems: string };
 }
 
-function buildMod(id: string, workshopId: string, b41: string[] | undefined, b42: string[] | undefined): RenderMod {
-  const buildModIds: RenderMod["buildModIds"] = {};
+type BuildMod = RenderMod & { buildModIds?: Partial<BuildModIds> };
+
+function buildMod(id: string, workshopId: string, b41: string[] | undefined, b42: string[] | undefined): BuildMod {
+  const buildModIds: Partial<BuildModIds> = {};
   if (b41 !== undefined) buildModIds["41x"] = b41;
   if (b42 !== undefined) buildModIds["42x"] = b42;
   return { ...mod(id, workshopId, [...new Set([...(b41 ?? []), ...(b42 ?? [])])]), buildModIds };
@@ -256,11 +259,12 @@ const buildCases: BuildCase[] = [
   },
 ];
 
-describe("renderServerFile per-build ids", () => {
+describe("renderServerFile of each build's ids (idsForBuild)", () => {
   for (const version of VERSIONS) {
     describe(version, () => {
       it.each(buildCases)("$name", (c) => {
-        const text = renderServerFile(input({ mods: c.mods, selected: c.selected, version }));
+        const mods = c.mods.map((m) => ({ ...m, platformModIds: idsForBuild(m, version) }));
+        const text = renderServerFile(input({ mods, selected: c.selected, version }));
         expect(line(text, "Mods")).toBe(ids(version, ...c[version].mods));
         expect(line(text, "WorkshopItems")).toBe(c[version].workshopItems);
       });

@@ -11,10 +11,8 @@ export interface RenderMod {
   id: string;
   name: string;
   workshopId: string;
-  /** Every in-game id of the mod; used for a version that `buildModIds` does not list. */
+  /** The in-game ids the mod offers for the file's game version. */
   platformModIds: string[];
-  /** In-game ids per game build; the file of a version uses its own list when present. */
-  buildModIds?: Partial<Record<GameVersion, string[]>>;
   mapFolders: string[];
 }
 
@@ -70,11 +68,6 @@ class OrderedSet {
   }
 }
 
-/** The mod's in-game ids for a version: its own list for that build when it has one, otherwise all. */
-function versionIds(mod: RenderMod, version: GameVersion): string[] {
-  return mod.buildModIds?.[version] ?? mod.platformModIds;
-}
-
 /**
  * Renders the mod section of a server file and reports every value it refused. Values (in-game ids,
  * workshop ids, map folders) must pass the server-file rule (no control characters, line separators,
@@ -92,7 +85,7 @@ export function renderServerFileWithReport(input: RenderInput): RenderResult {
   };
 
   for (const mod of input.mods) {
-    const own = refuse(mod, "platformModId", partitionValues(versionIds(mod, input.version)));
+    const own = refuse(mod, "platformModId", partitionValues(mod.platformModIds));
     const chosen = Object.hasOwn(input.selected, mod.id)
       ? new Set((input.selected[mod.id] ?? []).map((id) => id.trim()))
       : undefined;

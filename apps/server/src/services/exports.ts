@@ -12,6 +12,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ExportRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
+import { type BuildModIds, idsForBuild } from "../workshop/description.js";
 import { buildModIdsOf } from "./mods.js";
 import { createNotifications } from "./notifications.js";
 import type { JobQueue } from "./ports.js";
@@ -43,6 +44,8 @@ export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfigu
 
 /** An active mod of a modpack, with what the server file and the modpack check read of it. */
 export interface PackMod extends RenderMod {
+  /** In-game ids per game build; a build's file and check read its own list when present. */
+  buildModIds?: Partial<BuildModIds>;
   tags: string[];
   requiredWorkshopIds: string[];
   /** False when the last refresh found the item removed, private or delisted on the workshop. */
@@ -80,14 +83,6 @@ function activeModsQuery(db: Db, modpackId: string) {
     .orderBy("link.id");
 }
 
-/**
- * The in-game ids a mod offers for a game version. Every id of the description serves both
- * versions today; per-build ids plug in here.
- */
-export function platformModIdsFor(mod: RenderMod, version: GameVersion): string[] {
-  return mod.buildModIds?.[version] ?? mod.platformModIds;
-}
-
 /** A pack mod from its row: the per-build id columns become `buildModIds`. */
 function toPackMod<T extends { platformModIds: string[]; modIdsB41: string[] | null; modIdsB42: string[] | null }>(
   row: T,
@@ -97,10 +92,10 @@ function toPackMod<T extends { platformModIds: string[]; modIdsB41: string[] | n
 }
 
 /** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
-export function writtenIdsOf(mod: RenderMod, configuration: ExportConfiguration, version: GameVersion) {
+export function writtenIdsOf(mod: PackMod, configuration: ExportConfiguration, version: GameVersion) {
   const config = configuration.modConfig[mod.id];
   const selected = new Set(config?.selectedPlatformModIds ?? mod.platformModIds);
-  const versionIds = platformModIdsFor(mod, version);
+  const versionIds = idsForBuild(mod, version);
   const custom = config?.customPlatformModIds ?? [];
   return { versionIds, selected: versionIds.filter((id) => selected.has(id)), custom };
 }

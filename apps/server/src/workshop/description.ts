@@ -5,6 +5,17 @@ export type BuildVersion = "41x" | "42x";
 /** In-game mod ids per game build; an id the description does not qualify belongs to both. */
 export type BuildModIds = Record<BuildVersion, string[]>;
 
+/**
+ * A mod's in-game ids for one game build: its own list for that build when it has one, otherwise
+ * every id it advertises. The one rule for "which ids does this build load".
+ */
+export function idsForBuild(
+  mod: { platformModIds: string[]; buildModIds?: Partial<BuildModIds> | null },
+  version: BuildVersion,
+): string[] {
+  return mod.buildModIds?.[version] ?? mod.platformModIds;
+}
+
 /** Why a value found after a `Mod ID:` or `Map Folder:` label is not used. */
 export type RejectedReason = UnsafeReason | "invalid-character";
 
