@@ -21,6 +21,7 @@ import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
 import { importDeadLetterJob, importJob } from "./jobs/import.js";
 import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
 import { modUpdateJob } from "./jobs/mod-update.js";
+import { reparseJob } from "./jobs/reparse.js";
 import { adminService } from "./services/admin.js";
 import { authService } from "./services/auth.js";
 import { exportsService, loadDownload } from "./services/exports.js";
@@ -126,6 +127,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         readAhead: config.limits.importReadAhead,
       }),
       modUpdateJob({ db: database.db, workshop }),
+      reparseJob(database.db),
       exportDeadLetterJob({ db: database.db }),
       exportJob({ db: database.db }),
     ];

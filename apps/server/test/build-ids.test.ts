@@ -1,14 +1,15 @@
 /**
  * Per-build in-game ids: a workshop page may name different ids for Build 41 and Build 42. The
  * catalogue shows both lists, each version's server file uses its own, and rows stored before the
- * lists existed are parsed again by the migration that adds them.
+ * lists existed are parsed again by the catalogue re-parse job.
  */
-import { Migrator } from "kysely/migration";
+
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../src/db/database.js";
-import { migrations } from "../src/db/migrations/index.js";
+import { JOBS_SCHEMA } from "../src/jobs/boss.js";
+import { REPARSE_QUEUE } from "../src/jobs/reparse.js";
+import { PARSER_VERSION } from "../src/workshop/description.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
-import { createTestDatabase } from "./support/database.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -104,42 +105,66 @@ describe("the check", () => {
   });
 });
 
-describe("the migration adding per-build ids", () => {
-  it("parses stored descriptions again, and keeps the ids of rows whose description names none", async () => {
-    const database = await createTestDatabase();
-    const handle = await openDatabase({ databaseUrl: database.url, dataDir: database.dataDir });
+describe("the catalogue re-parse job", () => {
+  it("is queued at every start, parses rows an older parser produced again, keeps the ids of rows naming none, and leaves current rows alone", async () => {
+    const reparsing = await startTestService();
     try {
-      const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations } });
-      const before = Object.keys(migrations).filter((name) => name < "0007_build_mod_ids");
-      const last = before.at(-1);
-      if (!last) throw new Error("no migration before 0007");
-      expect((await migrator.migrateTo(last)).error).toBeUndefined();
-      await handle.db
+      const { db } = reparsing.runtime.database;
+      const queuedAtStart = await sql<{ count: string }>`
+        select count(*)::text as count from ${sql.table(`${JOBS_SCHEMA}.job`)} where name = ${REPARSE_QUEUE}
+      `.execute(db);
+      expect(Number(queuedAtStart.rows[0]?.count)).toBeGreaterThanOrEqual(1);
+
+      const rows = [
+        { workshopId: "501", description: "Mod ID (Build 41): Q41\nMod ID (Build 42): Q42", platformModIds: [] },
+        { workshopId: "502", description: "No ids here.", platformModIds: ["Kept"] },
+        { workshopId: "503", description: "Mod ID: Plain [B42] Mod ID: Only42", platformModIds: ["Stale"] },
+      ];
+      await db
         .insertInto("mods")
         .values([
+          ...rows.map((row) => ({ ...row, name: `Old ${row.workshopId}`, avatarUrl: null, parserVersion: 0 })),
           {
-            workshopId: "501",
-            name: "Qualified",
+            workshopId: "504",
+            name: "Current",
             avatarUrl: null,
-            description: "Mod ID (Build 41): Q41\nMod ID (Build 42): Q42",
-            platformModIds: [],
+            description: "Mod ID: Other",
+            platformModIds: ["AsRefreshed"],
+            parserVersion: PARSER_VERSION,
           },
-          { workshopId: "502", name: "Seeded", avatarUrl: null, description: "No ids here.", platformModIds: ["Kept"] },
         ])
         .execute();
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
-      const rows = await handle.db
+      // The hourly run, sent now rather than waited for.
+      await reparsing.runtime.jobs.send(REPARSE_QUEUE, {});
+      const older = () =>
+        db
+          .selectFrom("mods")
+          .select(db.fn.countAll<string>().as("count"))
+          .where("parserVersion", "<", PARSER_VERSION)
+          .executeTakeFirstOrThrow();
+      for (let attempt = 0; Number((await older()).count) > 0; attempt += 1) {
+        if (attempt > 3000) throw new Error("the re-parse job did not run");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const stored = await db
         .selectFrom("mods")
-        .select(["workshopId", "platformModIds", "modIdsB41", "modIdsB42"])
+        .select(["workshopId", "platformModIds", "modIdsB41", "modIdsB42", "parserVersion"])
         .orderBy("workshopId")
         .execute();
-      expect(rows).toEqual([
-        { workshopId: "501", platformModIds: ["Q41", "Q42"], modIdsB41: ["Q41"], modIdsB42: ["Q42"] },
-        { workshopId: "502", platformModIds: ["Kept"], modIdsB41: null, modIdsB42: null },
+      expect(stored).toEqual([
+        { workshopId: "501", platformModIds: ["Q41", "Q42"], modIdsB41: ["Q41"], modIdsB42: ["Q42"], parserVersion: 1 },
+        { workshopId: "502", platformModIds: ["Kept"], modIdsB41: null, modIdsB42: null, parserVersion: 1 },
+        {
+          workshopId: "503",
+          platformModIds: ["Plain", "Only42"],
+          modIdsB41: ["Plain"],
+          modIdsB42: ["Plain", "Only42"],
+          parserVersion: 1,
+        },
+        { workshopId: "504", platformModIds: ["AsRefreshed"], modIdsB41: null, modIdsB42: null, parserVersion: 1 },
       ]);
     } finally {
-      await handle.close();
-      await database.drop();
+      await reparsing.stop();
     }
   });
 });

@@ -91,6 +91,8 @@ export interface ModsTable {
   modIdsB41: string[] | null;
   /** The ids named for Build 42; null when only `platformModIds` is known (both builds). */
   modIdsB42: string[] | null;
+  /** The description parser version that produced the ids; older rows are parsed again by a job. */
+  parserVersion: Generated<number>;
   mapFolders: Generated<string[]>;
   requiredWorkshopIds: Generated<string[]>;
   tags: Generated<string[]>;

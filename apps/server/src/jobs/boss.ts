@@ -10,6 +10,8 @@ export interface JobDefinition<Data extends object = object> {
   queue: string;
   options?: Omit<Queue, "name">;
   schedule?: { cron: string; data?: object };
+  /** Queue one job (at most one waiting) every time the job runtime starts. */
+  atStart?: boolean;
   work?: WorkOptions;
   handle(jobs: Job<Data>[]): Promise<unknown>;
 }
@@ -85,6 +87,9 @@ export async function startJobs(options: {
   // good. `createQueue` empties the cache, so fill it again here for every queue.
   for (const definition of options.definitions) {
     await boss.getJobById(definition.queue, "00000000-0000-0000-0000-000000000000");
+  }
+  for (const definition of options.definitions) {
+    if (definition.atStart) await boss.send(definition.queue, {}, { singletonKey: "at-start" });
   }
   if (options.workers) await startWorkers(boss, options.definitions);
   let running = true;

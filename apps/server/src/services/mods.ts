@@ -11,6 +11,7 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
+import { PARSER_VERSION } from "../workshop/description.js";
 import { notifyNewErrors } from "./modpack-check.js";
 import {
   afterPosition,
@@ -76,6 +77,7 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
         platformModIds: item.platformModIds,
         modIdsB41: item.buildModIds?.["41x"] ?? null,
         modIdsB42: item.buildModIds?.["42x"] ?? null,
+        parserVersion: PARSER_VERSION,
         mapFolders: item.mapFolders,
         requiredWorkshopIds: item.requiredWorkshopIds,
         tags: item.tags,
@@ -91,6 +93,7 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
         platformModIds: eb.ref("excluded.platformModIds"),
         modIdsB41: eb.ref("excluded.modIdsB41"),
         modIdsB42: eb.ref("excluded.modIdsB42"),
+        parserVersion: eb.ref("excluded.parserVersion"),
         mapFolders: eb.ref("excluded.mapFolders"),
         requiredWorkshopIds: eb.ref("excluded.requiredWorkshopIds"),
         tags: eb.ref("excluded.tags"),

@@ -2,6 +2,13 @@ import { describeReason, partitionValues, type UnsafeReason, unsafeReason } from
 
 export type BuildVersion = "41x" | "42x";
 
+/**
+ * The version of the parsing rules below. Raise it with any change to what `parseDescription`
+ * answers: catalogue rows parsed by an older version are then parsed again from their stored
+ * descriptions by the catalogue re-parse job.
+ */
+export const PARSER_VERSION = 1;
+
 /** In-game mod ids per game build; an id the description does not qualify belongs to both. */
 export type BuildModIds = Record<BuildVersion, string[]>;
 
