@@ -103,7 +103,10 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
         modpackModListInput.parse({ id: seeded.bigModpackId, limit: "50", tags: words.tag }),
       ),
     modpackCheck: async () =>
-      checksService(db).check(await modpacks.authorize(caller, seeded.bigModpackId, "read"), "42x"),
+      checksService(db).check(await modpacks.authorize(caller, seeded.bigModpackId, "read"), {
+        id: seeded.bigModpackId,
+        version: "42x",
+      }),
     modsSearch: () => mods.list(null, modListInput.parse({ search: words.modSearch })),
     modpackCreate: async () => {
       const input = createModpackInput.parse({ name: "placeholder", description: "placeholder", isPublic: true });

@@ -45,8 +45,10 @@ export function allProcedureMeta(): Meta[] {
   );
 }
 
+export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
 export * from "./errors.js";
 export * from "./permissions.js";
+export type { Implementation, Port, PortDeclaration, ServiceRegistry } from "./ports.js";
 export * from "./schemas/admin.js";
 export * from "./schemas/check.js";
 export * from "./schemas/common.js";
@@ -64,12 +66,10 @@ export * from "./schemas/token.js";
 export * from "./schemas/workshop.js";
 export type { Services } from "./services.js";
 export {
-  type Caller,
   type Context,
   createCallerFactory,
+  declaredStatus,
   type Meta,
-  type ModpackAccess,
-  type ModpackNeed,
   type ShapedIssue,
   type SuccessStatus,
 } from "./trpc.js";

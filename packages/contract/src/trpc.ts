@@ -1,47 +1,18 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
+import type { Caller, ModpackNeed } from "./access.js";
 import { noPermission, unauthorized } from "./errors.js";
-import { type MemberPermission, type Permission, type Role, roleHasPermission } from "./permissions.js";
-import type { Services } from "./services.js";
-
-/** Who is calling: resolved by the server from the session cookie or a Bearer token. */
-export interface Caller {
-  userId: string;
-  role: Role;
-  /** The session behind the call, when it came with a session token. */
-  sessionId: string | null;
-  /** The API token behind the call, when it came with one. */
-  tokenId: string | null;
-  /** When the session or token expires (sessions slide forward with each request). */
-  expiresAt: Date;
-}
+import { type Permission, roleHasPermission } from "./permissions.js";
+import type { ServiceRegistry } from "./ports.js";
 
 export interface Context {
   caller: Caller | null;
-  services: Services;
+  services: ServiceRegistry;
   requestId: string;
 }
 
 export type SuccessStatus = 200 | 201 | 202 | 204;
-
-/**
- * What a procedure needs of the modpack named by its `id`: `public` (public and active, else 404),
- * `read` (owner, member, or public), `owner`, or a member permission (owner, or a member holding it).
- */
-export type ModpackNeed = "public" | "read" | "owner" | Exclude<MemberPermission, "read">;
-
-/** A modpack the caller was allowed to reach, as the service loaded it for the resource rule. */
-export interface ModpackAccess {
-  id: string;
-  name: string;
-  ownerId: string;
-  isPublic: boolean;
-  isActive: boolean;
-  isOwner: boolean;
-  /** The caller's permissions as an active member, or null when not a member. */
-  memberPermissions: MemberPermission[] | null;
-}
 
 export type Meta = OpenApiMeta<{
   /** The role permission the procedure needs (see permissions.ts); checked before anything else. */
@@ -91,11 +62,29 @@ export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
+const declaredStatuses = new WeakMap<object, SuccessStatus>();
+
+/**
+ * The success status a procedure declared for this call with `ctx.respond.status`, if it did: the
+ * REST adapter answers it instead of the operation's `successStatus` (a create that found the thing
+ * already there answers 200). `ctx` is the context the adapter created for the call.
+ */
+export function declaredStatus(ctx: unknown): SuccessStatus | undefined {
+  return typeof ctx === "object" && ctx !== null ? declaredStatuses.get(ctx) : undefined;
+}
+
 /** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
-export const publicProcedure = t.procedure;
+export const publicProcedure = t.procedure.use(({ ctx, next }) =>
+  next({
+    ctx: {
+      /** Declares this call's success status, when it is not the operation's `successStatus`. */
+      respond: { status: (status: SuccessStatus) => void declaredStatuses.set(ctx, status) },
+    },
+  }),
+);
 
 /** A signed-in caller holding the permission declared in the procedure's meta. */
-export const protectedProcedure = t.procedure.use(({ ctx, meta, next }) => {
+export const protectedProcedure = publicProcedure.use(({ ctx, meta, next }) => {
   const caller = ctx.caller;
   if (!caller) throw unauthorized();
   if (meta?.permission && !roleHasPermission(caller.role, meta.permission)) throw noPermission();

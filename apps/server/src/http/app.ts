@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
 import fastifyCors from "@fastify/cors";
-import { appRouter, type Context, procedureMeta, type Services } from "@modpack/contract";
+import { appRouter, type Context, declaredStatus, procedureMeta, type Services } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
@@ -293,28 +293,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       router: appRouter,
       createContext,
       maxBodySize: BODY_LIMIT,
-      responseMeta({
-        paths,
-        errors,
-        data,
-      }: {
-        paths?: readonly string[];
-        errors: readonly unknown[];
-        data: unknown[];
-      }) {
+      responseMeta({ ctx, paths, errors }: { ctx?: unknown; paths?: readonly string[]; errors: readonly unknown[] }) {
         if (errors.length > 0 || !paths?.[0]) return {};
-        const status = procedureMeta(paths[0])?.successStatus;
-        // A create that found the thing already there answers 200 with it instead of 201.
-        const body = data[0];
-        if (
-          status === 201 &&
-          typeof body === "object" &&
-          body !== null &&
-          "created" in body &&
-          body.created === false
-        ) {
-          return { status: 200 };
-        }
+        // The status the procedure declared for this call (a create finding the thing there), else the operation's.
+        const status = declaredStatus(ctx) ?? procedureMeta(paths[0])?.successStatus;
         return status ? { status } : {};
       },
       onError({ error, req }: { error: TRPCError; req: unknown }) {

@@ -85,7 +85,7 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
       return toAdminUser(await selectUsers().where("users.id", "=", input.id).executeTakeFirstOrThrow());
     },
 
-    async verifyModpack(_caller, input) {
+    async verifyModpack(input) {
       await db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable("modpacks")

@@ -76,7 +76,7 @@ export function authService(
       };
     },
 
-    async revokeToken(caller, id) {
+    async revokeToken(caller, { id }) {
       const deleted = await db
         .deleteFrom("apiTokens")
         .where("id", "=", id)

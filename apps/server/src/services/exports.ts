@@ -299,7 +299,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
       return applyConfiguration(active, saved).configuration;
     },
 
-    async request(caller, modpack, version) {
+    async request(caller, modpack, { version }) {
       /** The caller's exports still to be rendered, newest first (without `except`, this request's own). */
       const waitingOf = (executor: Db, except?: string) => {
         let query = executor
@@ -363,7 +363,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
       }
     },
 
-    async get(caller, exportId) {
+    async get(caller, { exportId }) {
       return toExportStatus(await loadVisibleExport(deps, caller, exportId), publicUrl);
     },
   };

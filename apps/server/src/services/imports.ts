@@ -46,7 +46,7 @@ function isUniqueViolation(error: unknown): boolean {
 export function importsService(deps: ImportsDependencies): Services["imports"] {
   const { db, jobs } = deps;
   return {
-    async start(caller, modpack, platformUrl) {
+    async start(caller, modpack, { platformUrl }) {
       const collectionId = parseWorkshopUrl(platformUrl);
       if (!collectionId) throw unprocessable("Not a Steam Workshop URL");
       try {

@@ -127,7 +127,7 @@ export function membersService(db: Db): Services["members"] {
       return loadMember(db, modpack.id, user.id);
     },
 
-    async update(_caller, modpack, input) {
+    async update(modpack, input) {
       await db.transaction().execute(async (trx) => {
         const updated = await trx
           .updateTable("modpackMembers")
@@ -150,7 +150,7 @@ export function membersService(db: Db): Services["members"] {
       return loadMember(db, modpack.id, input.userId);
     },
 
-    async remove(_caller, modpack, userId) {
+    async remove(modpack, { userId }) {
       await db.transaction().execute(async (trx) => {
         const removed = await trx
           .updateTable("modpackMembers")

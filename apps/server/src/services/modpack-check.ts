@@ -443,7 +443,7 @@ export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number>
 /** The modpack check: three queries at most, whatever the modpack's size. */
 export function checksService(db: Db): Services["checks"] {
   return {
-    async check(modpack, version) {
+    async check(modpack, { version }) {
       return checkConfiguration(db, await loadEffectiveConfiguration(db, modpack.id), version);
     },
   };

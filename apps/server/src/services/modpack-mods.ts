@@ -117,7 +117,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
       };
     },
 
-    async add(caller, modpack, reference) {
+    async add(caller, modpack, { modAtribute: reference }) {
       const { mod } = await resolveModReference(db, workshop, reference);
       const present = await db
         .selectFrom("modpackMods as link")
@@ -157,7 +157,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
       });
     },
 
-    async remove(_caller, modpack, modId, options) {
+    async remove(modpack, { modId, force }) {
       return db.transaction().execute(async (trx) => {
         const removed = await trx
           .updateTable("modpackMods")
@@ -168,7 +168,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
           .returning("id")
           .executeTakeFirst();
         if (!removed) throw notFound("Mod not found in this modpack");
-        if (!options?.force) {
+        if (!force) {
           // Rolls the removal back when other active mods of the modpack require this one.
           const dependents = await trx
             .selectFrom("modpackMods as link")

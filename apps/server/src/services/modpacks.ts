@@ -270,7 +270,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
       return loadModpack(db, modpack.id);
     },
 
-    async update(_caller, modpack, input) {
+    async update(modpack, input) {
       const changes: ModpackUpdate = {};
       if (input.name !== undefined) changes.name = input.name;
       if (input.description !== undefined) changes.description = input.description;
@@ -288,7 +288,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
       return loadModpack(db, modpack.id);
     },
 
-    async archive(_caller, modpack) {
+    async archive(modpack) {
       if (modpack.isActive) {
         await db
           .updateTable("modpacks")
@@ -299,7 +299,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
       return { message: "Modpack archived" };
     },
 
-    async restore(_caller, modpack) {
+    async restore(modpack) {
       if (!modpack.isActive) {
         await db
           .updateTable("modpacks")

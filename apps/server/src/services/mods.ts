@@ -331,18 +331,18 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
       return { tags: tagCache.tags };
     },
 
-    async get(id) {
+    async get({ id }) {
       return toMod(await loadMod(id));
     },
 
-    async create(_caller, reference) {
+    async create({ modAtribute: reference }) {
       const text = reference.trim();
       if (workshopIdOf(text) === null && !HTTP_URL.test(text)) throw unprocessable("Give a workshop URL or id");
       const { mod, created } = await resolveModReference(db, workshop, text);
       return { ...toMod(mod), created };
     },
 
-    refresh(caller, id) {
+    refresh(caller, { id }) {
       return refreshes.run(caller.userId, async () => {
         const current = await loadMod(id);
         const result = await fetchItem(workshop, current.workshopId);

@@ -276,7 +276,7 @@ export function notificationsService(db: Db, hub: NotificationHub): Services["no
       return { notifications: rows.map(toNotification), unreadCount: Number(unread.count) };
     },
 
-    async markRead(caller, id) {
+    async markRead(caller, { id }) {
       const existing = await db.selectFrom("notifications").select("userId").where("id", "=", id).executeTakeFirst();
       if (!existing) throw notFound("Notification not found");
       if (existing.userId !== caller.userId) throw accessDenied();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { port, resource } from "../ports.js";
 import {
   adminStatsSchema,
   adminUserListInput,
@@ -11,6 +12,15 @@ import { modpackSchema } from "../schemas/modpack.js";
 import { operation, protectedProcedure, router } from "../trpc.js";
 
 const tags = ["Admin"];
+
+export const adminPorts = resource("admin", {
+  listUsers: port({ input: adminUserListInput, output: adminUserPageSchema }),
+  /** An admin cannot demote themselves. */
+  updateUser: port({ caller: true, input: updateUserRoleInput, output: adminUserSchema }),
+  verifyModpack: port({ input: verifyModpackInput, output: modpackSchema }),
+  stats: port({ output: adminStatsSchema }),
+});
+const service = adminPorts.of;
 
 export const adminRouter = router({
   listUsers: protectedProcedure
@@ -28,7 +38,7 @@ export const adminRouter = router({
     )
     .input(adminUserListInput)
     .output(adminUserPageSchema)
-    .query(({ ctx, input }) => ctx.services.admin.listUsers(input)),
+    .query(({ ctx, input }) => service(ctx).listUsers(input)),
   updateUser: protectedProcedure
     .meta(
       operation({
@@ -46,7 +56,7 @@ export const adminRouter = router({
     )
     .input(updateUserRoleInput)
     .output(adminUserSchema)
-    .mutation(({ ctx, input }) => ctx.services.admin.updateUser(ctx.caller, input)),
+    .mutation(({ ctx, input }) => service(ctx).updateUser(ctx.caller, input)),
   verifyModpack: protectedProcedure
     .meta(
       operation({
@@ -63,7 +73,7 @@ export const adminRouter = router({
     )
     .input(verifyModpackInput)
     .output(modpackSchema)
-    .mutation(({ ctx, input }) => ctx.services.admin.verifyModpack(ctx.caller, input)),
+    .mutation(({ ctx, input }) => service(ctx).verifyModpack(input)),
   stats: protectedProcedure
     .meta(
       operation({
@@ -79,5 +89,5 @@ export const adminRouter = router({
     )
     .input(z.void())
     .output(adminStatsSchema)
-    .query(({ ctx }) => ctx.services.admin.stats()),
+    .query(({ ctx }) => service(ctx).stats()),
 });

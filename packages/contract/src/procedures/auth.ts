@@ -1,8 +1,17 @@
 import { z } from "zod";
+import { port, resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import { sessionSchema } from "../schemas/session.js";
 import { createdTokenSchema, createTokenInput, tokenListInput, tokenListSchema } from "../schemas/token.js";
 import { operation, protectedProcedure, router } from "../trpc.js";
+
+export const authPorts = resource("auth", {
+  session: port({ caller: true, output: sessionSchema }),
+  createToken: port({ caller: true, input: createTokenInput, output: createdTokenSchema }),
+  listTokens: port({ caller: true, input: tokenListInput, output: tokenListSchema }),
+  revokeToken: port({ caller: true, input: idParams, output: z.void() }),
+});
+const service = authPorts.of;
 
 export const authRouter = router({
   session: protectedProcedure
@@ -20,7 +29,7 @@ export const authRouter = router({
     )
     .input(z.void())
     .output(sessionSchema)
-    .query(({ ctx }) => ctx.services.auth.session(ctx.caller)),
+    .query(({ ctx }) => service(ctx).session(ctx.caller)),
   createToken: protectedProcedure
     .meta(
       operation({
@@ -38,7 +47,7 @@ export const authRouter = router({
     )
     .input(createTokenInput)
     .output(createdTokenSchema)
-    .mutation(({ ctx, input }) => ctx.services.auth.createToken(ctx.caller, input)),
+    .mutation(({ ctx, input }) => service(ctx).createToken(ctx.caller, input)),
   listTokens: protectedProcedure
     .meta(
       operation({
@@ -54,7 +63,7 @@ export const authRouter = router({
     )
     .input(tokenListInput)
     .output(tokenListSchema)
-    .query(({ ctx, input }) => ctx.services.auth.listTokens(ctx.caller, input)),
+    .query(({ ctx, input }) => service(ctx).listTokens(ctx.caller, input)),
   revokeToken: protectedProcedure
     .meta(
       operation({
@@ -72,7 +81,5 @@ export const authRouter = router({
     )
     .input(idParams)
     .output(z.void())
-    .mutation(async ({ ctx, input }) => {
-      await ctx.services.auth.revokeToken(ctx.caller, input.id);
-    }),
+    .mutation(({ ctx, input }) => service(ctx).revokeToken(ctx.caller, input)),
 });

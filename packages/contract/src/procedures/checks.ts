@@ -1,7 +1,14 @@
+import { port, resource } from "../ports.js";
 import { modpackCheckInput, modpackCheckSchema } from "../schemas/check.js";
 import { modpackProcedure, operation, router } from "../trpc.js";
 
 const tags = ["Modpack check"];
+
+export const checkPorts = resource("checks", {
+  /** Whether the modpack will load on the given game version, and a load order that satisfies requirements. */
+  check: port({ modpack: true, input: modpackCheckInput, output: modpackCheckSchema }),
+});
+const service = checkPorts.of;
 
 export const checksRouter = router({
   get: modpackProcedure
@@ -21,5 +28,5 @@ export const checksRouter = router({
     )
     .input(modpackCheckInput)
     .output(modpackCheckSchema)
-    .query(({ ctx, input }) => ctx.services.checks.check(ctx.modpack, input.version)),
+    .query(({ ctx, input }) => service(ctx).check(ctx.modpack, input)),
 });

@@ -1,3 +1,4 @@
+import { port, resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import {
   exportConfigurationSchema,
@@ -10,6 +11,20 @@ import {
 import { modpackProcedure, operation, protectedProcedure, router } from "../trpc.js";
 
 const tags = ["Server files"];
+
+export const exportPorts = resource("exports", {
+  /** The requester, or anyone who may read the modpack, may see an export. */
+  get: port({ caller: true, input: exportIdInput, output: exportStatusSchema }),
+  getConfiguration: port({ modpack: true, output: exportConfigurationSchema }),
+  saveConfiguration: port({
+    caller: true,
+    modpack: true,
+    input: saveExportConfigurationInput,
+    output: exportConfigurationSchema,
+  }),
+  request: port({ caller: true, modpack: true, input: requestServerFileInput, output: exportRequestedSchema }),
+});
+const service = exportPorts.of;
 
 export const exportsRouter = router({
   status: protectedProcedure
@@ -29,7 +44,7 @@ export const exportsRouter = router({
     )
     .input(exportIdInput)
     .output(exportStatusSchema)
-    .query(({ ctx, input }) => ctx.services.exports.get(ctx.caller, input.exportId)),
+    .query(({ ctx, input }) => service(ctx).get(ctx.caller, input)),
   getConfiguration: modpackProcedure
     .meta(
       operation({
@@ -47,7 +62,7 @@ export const exportsRouter = router({
     )
     .input(idParams)
     .output(exportConfigurationSchema)
-    .query(({ ctx }) => ctx.services.exports.getConfiguration(ctx.modpack)),
+    .query(({ ctx }) => service(ctx).getConfiguration(ctx.modpack)),
   saveConfiguration: modpackProcedure
     .meta(
       operation({
@@ -66,7 +81,7 @@ export const exportsRouter = router({
     )
     .input(saveExportConfigurationInput)
     .output(exportConfigurationSchema)
-    .mutation(({ ctx, input }) => ctx.services.exports.saveConfiguration(ctx.caller, ctx.modpack, input)),
+    .mutation(({ ctx, input }) => service(ctx).saveConfiguration(ctx.caller, ctx.modpack, input)),
   requestServerFile: modpackProcedure
     .meta(
       operation({
@@ -86,5 +101,5 @@ export const exportsRouter = router({
     )
     .input(requestServerFileInput)
     .output(exportRequestedSchema)
-    .mutation(({ ctx, input }) => ctx.services.exports.request(ctx.caller, ctx.modpack, input.version)),
+    .mutation(({ ctx, input }) => service(ctx).request(ctx.caller, ctx.modpack, input)),
 });

@@ -1,6 +1,12 @@
 import { z } from "zod";
+import { port, resource } from "../ports.js";
 import { healthSchema, readinessSchema } from "../schemas/health.js";
 import { operation, publicProcedure, router } from "../trpc.js";
+
+export const healthPorts = resource("health", {
+  readiness: port({ output: readinessSchema }),
+});
+const service = healthPorts.of;
 
 export const healthRouter = router({
   check: publicProcedure
@@ -36,5 +42,5 @@ export const healthRouter = router({
     )
     .input(z.void())
     .output(readinessSchema)
-    .query(({ ctx }) => ctx.services.health.readiness()),
+    .query(({ ctx }) => service(ctx).readiness()),
 });

@@ -1,8 +1,15 @@
+import { port, resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import { importStartedSchema, importStatusSchema, startImportInput } from "../schemas/import.js";
 import { modpackProcedure, operation, router } from "../trpc.js";
 
 const tags = ["Import"];
+
+export const importPorts = resource("imports", {
+  start: port({ caller: true, modpack: true, input: startImportInput, output: importStartedSchema }),
+  status: port({ modpack: true, output: importStatusSchema }),
+});
+const service = importPorts.of;
 
 export const importsRouter = router({
   start: modpackProcedure
@@ -25,7 +32,7 @@ export const importsRouter = router({
     )
     .input(startImportInput)
     .output(importStartedSchema)
-    .mutation(({ ctx, input }) => ctx.services.imports.start(ctx.caller, ctx.modpack, input.platformUrl)),
+    .mutation(({ ctx, input }) => service(ctx).start(ctx.caller, ctx.modpack, input)),
   status: modpackProcedure
     .meta(
       operation({
@@ -43,5 +50,5 @@ export const importsRouter = router({
     )
     .input(idParams)
     .output(importStatusSchema)
-    .query(({ ctx }) => ctx.services.imports.status(ctx.modpack)),
+    .query(({ ctx }) => service(ctx).status(ctx.modpack)),
 });

@@ -1,3 +1,4 @@
+import { port, resource } from "../ports.js";
 import { idParams, messageSchema } from "../schemas/common.js";
 import {
   addMemberInput,
@@ -10,6 +11,15 @@ import {
 import { modpackProcedure, operation, router } from "../trpc.js";
 
 const tags = ["Members"];
+
+export const memberPorts = resource("members", {
+  list: port({ modpack: true, output: memberListSchema }),
+  /** By user id: a membership; by email: an invitation, the same answer whether or not the email has an account. */
+  add: port({ caller: true, modpack: true, input: addMemberInput, output: addMemberResultSchema }),
+  update: port({ modpack: true, input: updateMemberInput, output: memberSchema }),
+  remove: port({ modpack: true, input: memberPathInput, output: messageSchema }),
+});
+const service = memberPorts.of;
 
 export const membersRouter = router({
   list: modpackProcedure
@@ -28,7 +38,7 @@ export const membersRouter = router({
     )
     .input(idParams)
     .output(memberListSchema)
-    .query(({ ctx }) => ctx.services.members.list(ctx.modpack)),
+    .query(({ ctx }) => service(ctx).list(ctx.modpack)),
   add: modpackProcedure
     .meta(
       operation({
@@ -48,7 +58,7 @@ export const membersRouter = router({
     )
     .input(addMemberInput)
     .output(addMemberResultSchema)
-    .mutation(({ ctx, input }) => ctx.services.members.add(ctx.caller, ctx.modpack, input)),
+    .mutation(({ ctx, input }) => service(ctx).add(ctx.caller, ctx.modpack, input)),
   update: modpackProcedure
     .meta(
       operation({
@@ -65,7 +75,7 @@ export const membersRouter = router({
     )
     .input(updateMemberInput)
     .output(memberSchema)
-    .mutation(({ ctx, input }) => ctx.services.members.update(ctx.caller, ctx.modpack, input)),
+    .mutation(({ ctx, input }) => service(ctx).update(ctx.modpack, input)),
   remove: modpackProcedure
     .meta(
       operation({
@@ -82,5 +92,5 @@ export const membersRouter = router({
     )
     .input(memberPathInput)
     .output(messageSchema)
-    .mutation(({ ctx, input }) => ctx.services.members.remove(ctx.caller, ctx.modpack, input.userId)),
+    .mutation(({ ctx, input }) => service(ctx).remove(ctx.modpack, input)),
 });

@@ -1,3 +1,4 @@
+import { port, resource } from "../ports.js";
 import { messageSchema } from "../schemas/common.js";
 import {
   acceptModAttributeSpelling,
@@ -10,6 +11,15 @@ import {
 import { modpackProcedure, operation, rewriteInput, router } from "../trpc.js";
 
 const tags = ["Mods of a modpack"];
+
+export const modpackModPorts = resource("modpackMods", {
+  list: port({ modpack: true, input: modpackModListInput, output: modpackModPageSchema }),
+  /** Answers `created: false` with the existing link when the mod was already in the modpack. */
+  add: port({ caller: true, modpack: true, input: addModpackModInput, output: modpackModLinkSchema }),
+  /** 409 when other active mods of the modpack require it, unless `force`. */
+  remove: port({ modpack: true, input: removeModpackModInput, output: messageSchema }),
+});
+const service = modpackModPorts.of;
 
 export const modpackModsRouter = router({
   list: modpackProcedure
@@ -29,7 +39,7 @@ export const modpackModsRouter = router({
     )
     .input(modpackModListInput)
     .output(modpackModPageSchema)
-    .query(({ ctx, input }) => ctx.services.modpackMods.list(ctx.modpack, input)),
+    .query(({ ctx, input }) => service(ctx).list(ctx.modpack, input)),
   add: modpackProcedure
     .meta(
       operation({
@@ -51,7 +61,11 @@ export const modpackModsRouter = router({
     .use(rewriteInput(acceptModAttributeSpelling))
     .input(addModpackModInput)
     .output(modpackModLinkSchema)
-    .mutation(({ ctx, input }) => ctx.services.modpackMods.add(ctx.caller, ctx.modpack, input.modAtribute)),
+    .mutation(async ({ ctx, input }) => {
+      const link = await service(ctx).add(ctx.caller, ctx.modpack, input);
+      if (!link.created) ctx.respond.status(200);
+      return link;
+    }),
   remove: modpackProcedure
     .meta(
       operation({
@@ -70,7 +84,5 @@ export const modpackModsRouter = router({
     )
     .input(removeModpackModInput)
     .output(messageSchema)
-    .mutation(({ ctx, input }) =>
-      ctx.services.modpackMods.remove(ctx.caller, ctx.modpack, input.modId, { force: input.force ?? false }),
-    ),
+    .mutation(({ ctx, input }) => service(ctx).remove(ctx.modpack, input)),
 });

@@ -1,3 +1,4 @@
+import { port, resource } from "../ports.js";
 import { idParams, messageSchema } from "../schemas/common.js";
 import {
   createModpackInput,
@@ -19,6 +20,18 @@ import {
 
 const tags = ["Modpacks"];
 
+export const modpackPorts = resource("modpacks", {
+  listPublic: port({ input: publicModpackListInput, output: modpackPageSchema }),
+  listMine: port({ caller: true, input: myModpackListInput, output: modpackPageSchema }),
+  create: port({ caller: true, input: createModpackInput, output: modpackSchema }),
+  get: port({ modpack: true, output: modpackSchema }),
+  update: port({ modpack: true, input: updateModpackInput, output: modpackSchema }),
+  archive: port({ modpack: true, output: messageSchema }),
+  restore: port({ modpack: true, output: modpackSchema }),
+  duplicate: port({ caller: true, modpack: true, input: duplicateModpackInput, output: modpackSchema }),
+});
+const service = modpackPorts.of;
+
 export const modpacksRouter = router({
   listPublic: publicProcedure
     .meta(
@@ -36,7 +49,7 @@ export const modpacksRouter = router({
     )
     .input(publicModpackListInput)
     .output(modpackPageSchema)
-    .query(({ ctx, input }) => ctx.services.modpacks.listPublic(input)),
+    .query(({ ctx, input }) => service(ctx).listPublic(input)),
   getPublic: publicModpackProcedure
     .meta(
       operation({
@@ -53,7 +66,7 @@ export const modpacksRouter = router({
     )
     .input(idParams)
     .output(modpackSchema)
-    .query(({ ctx }) => ctx.services.modpacks.get(ctx.modpack)),
+    .query(({ ctx }) => service(ctx).get(ctx.modpack)),
   listMine: protectedProcedure
     .meta(
       operation({
@@ -70,7 +83,7 @@ export const modpacksRouter = router({
     )
     .input(myModpackListInput)
     .output(modpackPageSchema)
-    .query(({ ctx, input }) => ctx.services.modpacks.listMine(ctx.caller, input)),
+    .query(({ ctx, input }) => service(ctx).listMine(ctx.caller, input)),
   create: protectedProcedure
     .meta(
       operation({
@@ -88,7 +101,7 @@ export const modpacksRouter = router({
     )
     .input(createModpackInput)
     .output(modpackSchema)
-    .mutation(({ ctx, input }) => ctx.services.modpacks.create(ctx.caller, input)),
+    .mutation(({ ctx, input }) => service(ctx).create(ctx.caller, input)),
   get: modpackProcedure
     .meta(
       operation({
@@ -105,7 +118,7 @@ export const modpacksRouter = router({
     )
     .input(idParams)
     .output(modpackSchema)
-    .query(({ ctx }) => ctx.services.modpacks.get(ctx.modpack)),
+    .query(({ ctx }) => service(ctx).get(ctx.modpack)),
   update: modpackProcedure
     .meta(
       operation({
@@ -123,7 +136,7 @@ export const modpacksRouter = router({
     )
     .input(updateModpackInput)
     .output(modpackSchema)
-    .mutation(({ ctx, input }) => ctx.services.modpacks.update(ctx.caller, ctx.modpack, input)),
+    .mutation(({ ctx, input }) => service(ctx).update(ctx.modpack, input)),
   archive: modpackProcedure
     .meta(
       operation({
@@ -141,7 +154,7 @@ export const modpacksRouter = router({
     )
     .input(idParams)
     .output(messageSchema)
-    .mutation(({ ctx }) => ctx.services.modpacks.archive(ctx.caller, ctx.modpack)),
+    .mutation(({ ctx }) => service(ctx).archive(ctx.modpack)),
   restore: modpackProcedure
     .meta(
       operation({
@@ -158,7 +171,7 @@ export const modpacksRouter = router({
     )
     .input(idParams)
     .output(modpackSchema)
-    .mutation(({ ctx }) => ctx.services.modpacks.restore(ctx.caller, ctx.modpack)),
+    .mutation(({ ctx }) => service(ctx).restore(ctx.modpack)),
   duplicate: modpackProcedure
     .meta(
       operation({
@@ -177,5 +190,5 @@ export const modpacksRouter = router({
     )
     .input(duplicateModpackInput)
     .output(modpackSchema)
-    .mutation(({ ctx, input }) => ctx.services.modpacks.duplicate(ctx.caller, ctx.modpack, input)),
+    .mutation(({ ctx, input }) => service(ctx).duplicate(ctx.caller, ctx.modpack, input)),
 });

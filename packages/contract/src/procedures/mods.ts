@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { port, resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import {
   acceptModAttributeSpelling,
@@ -12,6 +13,21 @@ import {
 import { operation, protectedProcedure, publicProcedure, rewriteInput, router } from "../trpc.js";
 
 const tags = ["Catalogue"];
+
+const updateAllResultSchema = z
+  .object({ message: z.string(), jobId: z.string().nullable() })
+  .meta({ id: "UpdateAllResult" });
+
+export const modPorts = resource("mods", {
+  list: port({ caller: "optional", input: modListInput, output: modPageSchema }),
+  tags: port({ output: tagListSchema }),
+  updateAll: port({ caller: true, output: updateAllResultSchema }),
+  /** Answers `created: false` with the catalogue's mod when it was already there. */
+  create: port({ input: modReferenceInput, output: createdModSchema }),
+  get: port({ input: idParams, output: modSchema }),
+  refresh: port({ caller: true, input: idParams, output: modSchema }),
+});
+const service = modPorts.of;
 
 export const modsRouter = router({
   list: publicProcedure
@@ -31,7 +47,7 @@ export const modsRouter = router({
     )
     .input(modListInput)
     .output(modPageSchema)
-    .query(({ ctx, input }) => ctx.services.mods.list(ctx.caller, input)),
+    .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
   tags: publicProcedure
     .meta(
       operation({
@@ -47,7 +63,7 @@ export const modsRouter = router({
     )
     .input(z.void())
     .output(tagListSchema)
-    .query(({ ctx }) => ctx.services.mods.tags()),
+    .query(({ ctx }) => service(ctx).tags()),
   updateAll: protectedProcedure
     .meta(
       operation({
@@ -64,8 +80,8 @@ export const modsRouter = router({
       }),
     )
     .input(z.void())
-    .output(z.object({ message: z.string(), jobId: z.string().nullable() }).meta({ id: "UpdateAllResult" }))
-    .mutation(({ ctx }) => ctx.services.mods.updateAll(ctx.caller)),
+    .output(updateAllResultSchema)
+    .mutation(({ ctx }) => service(ctx).updateAll(ctx.caller)),
   create: protectedProcedure
     .meta(
       operation({
@@ -86,7 +102,11 @@ export const modsRouter = router({
     .use(rewriteInput(acceptModAttributeSpelling))
     .input(modReferenceInput)
     .output(createdModSchema)
-    .mutation(({ ctx, input }) => ctx.services.mods.create(ctx.caller, input.modAtribute)),
+    .mutation(async ({ ctx, input }) => {
+      const mod = await service(ctx).create(input);
+      if (!mod.created) ctx.respond.status(200);
+      return mod;
+    }),
   get: publicProcedure
     .meta(
       operation({
@@ -103,7 +123,7 @@ export const modsRouter = router({
     )
     .input(idParams)
     .output(modSchema)
-    .query(({ ctx, input }) => ctx.services.mods.get(input.id)),
+    .query(({ ctx, input }) => service(ctx).get(input)),
   refresh: protectedProcedure
     .meta(
       operation({
@@ -121,5 +141,5 @@ export const modsRouter = router({
     )
     .input(idParams)
     .output(modSchema)
-    .mutation(({ ctx, input }) => ctx.services.mods.refresh(ctx.caller, input.id)),
+    .mutation(({ ctx, input }) => service(ctx).refresh(ctx.caller, input)),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { port, resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import {
   notificationListInput,
@@ -9,6 +10,15 @@ import {
 import { operation, protectedProcedure, router } from "../trpc.js";
 
 const tags = ["Notifications"];
+
+export const notificationPorts = resource("notifications", {
+  list: port({ caller: true, input: notificationListInput, output: notificationListSchema }),
+  markRead: port({ caller: true, input: idParams, output: notificationSchema }),
+  markAllRead: port({ caller: true, output: readAllResultSchema }),
+  /** The caller's new notifications as they are created, until the signal aborts. */
+  stream: port({ caller: true, output: notificationSchema, stream: true }),
+});
+const service = notificationPorts.of;
 
 export const notificationsRouter = router({
   list: protectedProcedure
@@ -27,7 +37,7 @@ export const notificationsRouter = router({
     )
     .input(notificationListInput)
     .output(notificationListSchema)
-    .query(({ ctx, input }) => ctx.services.notifications.list(ctx.caller, input)),
+    .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
   markAllRead: protectedProcedure
     .meta(
       operation({
@@ -43,12 +53,12 @@ export const notificationsRouter = router({
     )
     .input(z.void())
     .output(readAllResultSchema)
-    .mutation(({ ctx }) => ctx.services.notifications.markAllRead(ctx.caller)),
+    .mutation(({ ctx }) => service(ctx).markAllRead(ctx.caller)),
   stream: protectedProcedure
     .meta({ permission: "notification.read" })
     .input(z.void())
     .subscription(async function* ({ ctx, signal }) {
-      yield* ctx.services.notifications.stream(ctx.caller, signal ?? new AbortController().signal);
+      yield* service(ctx).stream(ctx.caller, signal ?? new AbortController().signal);
     }),
   markRead: protectedProcedure
     .meta(
@@ -67,5 +77,5 @@ export const notificationsRouter = router({
     )
     .input(idParams)
     .output(notificationSchema)
-    .mutation(({ ctx, input }) => ctx.services.notifications.markRead(ctx.caller, input.id)),
+    .mutation(({ ctx, input }) => service(ctx).markRead(ctx.caller, input)),
 });

@@ -1,0 +1,37 @@
+import type { MemberPermission, Role } from "./permissions.js";
+
+/** Who is calling: resolved by the server from the session cookie or a Bearer token. */
+export interface Caller {
+  userId: string;
+  role: Role;
+  /** The session behind the call, when it came with a session token. */
+  sessionId: string | null;
+  /** The API token behind the call, when it came with one. */
+  tokenId: string | null;
+  /** When the session or token expires (sessions slide forward with each request). */
+  expiresAt: Date;
+}
+
+/**
+ * What a procedure needs of the modpack named by its `id`: `public` (public and active, else 404),
+ * `read` (owner, member, or public), `owner`, or a member permission (owner, or a member holding it).
+ */
+export type ModpackNeed = "public" | "read" | "owner" | Exclude<MemberPermission, "read">;
+
+/** A modpack the caller was allowed to reach, as the service loaded it for the resource rule. */
+export interface ModpackAccess {
+  id: string;
+  name: string;
+  ownerId: string;
+  isPublic: boolean;
+  isActive: boolean;
+  isOwner: boolean;
+  /** The caller's permissions as an active member, or null when not a member. */
+  memberPermissions: MemberPermission[] | null;
+}
+
+/** Applies a modpack's resource rule; the server's modpacks service implements it. */
+export interface ModpackGuard {
+  /** Loads a modpack and applies a resource rule: 404 when it is not there for the caller, 403 when refused. */
+  authorize(caller: Caller | null, id: string, need: ModpackNeed): Promise<ModpackAccess>;
+}
