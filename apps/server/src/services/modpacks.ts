@@ -28,6 +28,7 @@ import {
   rowsByIds,
   sortText,
 } from "./paging.js";
+import { modpackReadVersion, noteReadVersion } from "./read-versions.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
   return {
@@ -173,54 +174,72 @@ export function copyName(original: string): string {
   return `${base.length < original.length ? base.trimEnd() : base}${COPY_SUFFIX}`;
 }
 
+/**
+ * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
+ * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Notes
+ * the modpack's read version for the read in progress (see read-versions.ts).
+ */
+export async function authorizeModpack(
+  db: Db,
+  caller: Caller | null,
+  id: string,
+  need: ModpackNeed,
+): Promise<ModpackAccess & { version: string }> {
+  const row = await db
+    .selectFrom("modpacks")
+    .leftJoin("modpackMembers", (join) =>
+      join
+        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .on("modpackMembers.userId", "=", caller?.userId ?? "00000000-0000-0000-0000-000000000000")
+        .on("modpackMembers.isActive", "=", true),
+    )
+    .select([
+      "modpacks.id",
+      "modpacks.name",
+      "modpacks.ownerId",
+      "modpacks.isPublic",
+      "modpacks.isActive",
+      "modpacks.version",
+      "modpackMembers.permission",
+    ])
+    .where("modpacks.id", "=", id)
+    .executeTakeFirst();
+  if (!row) throw notFound("Modpack not found");
+  const isOwner = caller !== null && row.ownerId === caller.userId;
+  const memberPermissions = row.permission
+    ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
+    : null;
+  if (need === "public") {
+    if (!row.isPublic || !row.isActive) throw notFound("Modpack not found");
+  } else if (!row.isActive && !isOwner) {
+    throw notFound("Modpack not found");
+  } else if (need === "read") {
+    if (!isOwner && memberPermissions === null && !row.isPublic) throw accessDenied();
+  } else if (need === "owner") {
+    if (!isOwner) throw accessDenied();
+  } else if (!isOwner && !memberPermissions?.includes(need)) {
+    throw accessDenied();
+  }
+  const version = modpackReadVersion(row.version);
+  noteReadVersion(version);
+  return {
+    id: row.id,
+    name: row.name,
+    ownerId: row.ownerId,
+    isPublic: row.isPublic,
+    isActive: row.isActive,
+    isOwner,
+    memberPermissions,
+    version,
+  };
+}
+
 const memberPermissionValues = new Set<string>(["read", "add-mod", "remove-mod", "import", "configure"]);
 
 export function modpacksService(db: Db): Services["modpacks"] {
   return {
-    async authorize(caller: Caller | null, id: string, need: ModpackNeed): Promise<ModpackAccess> {
-      const row = await db
-        .selectFrom("modpacks")
-        .leftJoin("modpackMembers", (join) =>
-          join
-            .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-            .on("modpackMembers.userId", "=", caller?.userId ?? "00000000-0000-0000-0000-000000000000")
-            .on("modpackMembers.isActive", "=", true),
-        )
-        .select([
-          "modpacks.id",
-          "modpacks.name",
-          "modpacks.ownerId",
-          "modpacks.isPublic",
-          "modpacks.isActive",
-          "modpackMembers.permission",
-        ])
-        .where("modpacks.id", "=", id)
-        .executeTakeFirst();
-      if (!row) throw notFound("Modpack not found");
-      const isOwner = caller !== null && row.ownerId === caller.userId;
-      const memberPermissions = row.permission
-        ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
-        : null;
-      if (need === "public") {
-        if (!row.isPublic || !row.isActive) throw notFound("Modpack not found");
-      } else if (!row.isActive && !isOwner) {
-        throw notFound("Modpack not found");
-      } else if (need === "read") {
-        if (!isOwner && memberPermissions === null && !row.isPublic) throw accessDenied();
-      } else if (need === "owner") {
-        if (!isOwner) throw accessDenied();
-      } else if (!isOwner && !memberPermissions?.includes(need)) {
-        throw accessDenied();
-      }
-      return {
-        id: row.id,
-        name: row.name,
-        ownerId: row.ownerId,
-        isPublic: row.isPublic,
-        isActive: row.isActive,
-        isOwner,
-        memberPermissions,
-      };
+    authorize(caller, id, need) {
+      return authorizeModpack(db, caller, id, need);
     },
 
     listPublic(input) {
