@@ -18,14 +18,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { createModpackInput } from "@modpack/contract";
+import { upsertSignedInUser } from "@modpack/server/auth/accounts";
+import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
+import { createSessionStore } from "@modpack/server/auth/sessions";
+import { type Db, openDatabase } from "@modpack/server/db/database";
+import { migrateToLatest } from "@modpack/server/db/migrate";
+import { modpacksService } from "@modpack/server/services/modpacks";
+import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import pg from "pg";
-import { upsertSignedInUser } from "../apps/server/src/auth/accounts.js";
-import { SESSION_COOKIE } from "../apps/server/src/auth/cookies.js";
-import { createSessionStore } from "../apps/server/src/auth/sessions.js";
-import { type Db, openDatabase } from "../apps/server/src/db/database.js";
-import { migrateToLatest } from "../apps/server/src/db/migrate.js";
-import { modpacksService } from "../apps/server/src/services/modpacks.js";
-import { upsertWorkshopItems } from "../apps/server/src/services/mods.js";
 import { modItem, rng } from "./data.js";
 import { type Child, forkServer } from "./processes.js";
 
