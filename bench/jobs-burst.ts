@@ -164,6 +164,8 @@ try {
     OAUTH_PROVIDER: "github",
     OAUTH_CLIENT_ID: "bench",
     OAUTH_CLIENT_SECRET: "bench",
+    // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
+    PUBLIC_URL: "https://bench.invalid",
     MAX_PENDING_EXPORTS_PER_USER: env.MAX_PENDING_EXPORTS_PER_USER ?? "100",
   });
   const base = `http://127.0.0.1:${service.port}`;

@@ -201,6 +201,8 @@ try {
       OAUTH_PROVIDER: "github",
       OAUTH_CLIENT_ID: "bench",
       OAUTH_CLIENT_SECRET: "bench",
+      // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
+      PUBLIC_URL: "https://bench.invalid",
       WORKSHOP_API_URL: steam.url,
       WORKSHOP_MAX_RETRIES: "1",
     },
