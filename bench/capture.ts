@@ -13,14 +13,14 @@ import {
   publicModpackListInput,
   type Services,
 } from "@modpack/contract";
+import type { Db } from "@modpack/server/db/database";
+import type { Jobs } from "@modpack/server/jobs/boss";
+import { checksService } from "@modpack/server/services/modpack-check";
+import { modpackModsService } from "@modpack/server/services/modpack-mods";
+import { modpacksService } from "@modpack/server/services/modpacks";
+import { modsService } from "@modpack/server/services/mods";
+import type { WorkshopClient } from "@modpack/server/workshop/client";
 import type { CompiledQuery } from "kysely";
-import type { Db } from "../apps/server/src/db/database.js";
-import type { Jobs } from "../apps/server/src/jobs/boss.js";
-import { checksService } from "../apps/server/src/services/modpack-check.js";
-import { modpackModsService } from "../apps/server/src/services/modpack-mods.js";
-import { modpacksService } from "../apps/server/src/services/modpacks.js";
-import { modsService } from "../apps/server/src/services/mods.js";
-import type { WorkshopClient } from "../apps/server/src/workshop/client.js";
 import type { Endpoint, EndpointId, Words } from "./endpoints.js";
 import type { Seeded } from "./seed.js";
 

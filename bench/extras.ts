@@ -1,5 +1,5 @@
 /** The measurements beside the load table: the 1,200-item import and server-file latency. */
-import { type FakeSteam, fakeItem } from "../apps/server/test/fixtures/steam-api.js";
+import { type FakeSteam, fakeItem } from "@modpack/server/test/fixtures/steam-api";
 import { percentile } from "./load.js";
 
 const DETAILS = "ISteamRemoteStorage/GetPublishedFileDetails/v1";

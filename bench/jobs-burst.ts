@@ -18,14 +18,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { createModpackInput } from "@modpack/contract";
+import { upsertSignedInUser } from "@modpack/server/auth/accounts";
+import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
+import { createSessionStore } from "@modpack/server/auth/sessions";
+import { type Db, openDatabase } from "@modpack/server/db/database";
+import { migrateToLatest } from "@modpack/server/db/migrate";
+import { modpacksService } from "@modpack/server/services/modpacks";
+import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import pg from "pg";
-import { upsertSignedInUser } from "../apps/server/src/auth/accounts.js";
-import { SESSION_COOKIE } from "../apps/server/src/auth/cookies.js";
-import { createSessionStore } from "../apps/server/src/auth/sessions.js";
-import { type Db, openDatabase } from "../apps/server/src/db/database.js";
-import { migrateToLatest } from "../apps/server/src/db/migrate.js";
-import { modpacksService } from "../apps/server/src/services/modpacks.js";
-import { upsertWorkshopItems } from "../apps/server/src/services/mods.js";
 import { modItem, rng } from "./data.js";
 import { type Child, forkServer } from "./processes.js";
 
@@ -164,6 +164,8 @@ try {
     OAUTH_PROVIDER: "github",
     OAUTH_CLIENT_ID: "bench",
     OAUTH_CLIENT_SECRET: "bench",
+    // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
+    PUBLIC_URL: "https://bench.invalid",
     MAX_PENDING_EXPORTS_PER_USER: env.MAX_PENDING_EXPORTS_PER_USER ?? "100",
   });
   const base = `http://127.0.0.1:${service.port}`;

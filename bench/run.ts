@@ -19,11 +19,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
+import { openDatabase } from "@modpack/server/db/database";
+import { migrateToLatest } from "@modpack/server/db/migrate";
+import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
-import { SESSION_COOKIE } from "../apps/server/src/auth/cookies.js";
-import { openDatabase } from "../apps/server/src/db/database.js";
-import { migrateToLatest } from "../apps/server/src/db/migrate.js";
-import { startFakeSteam } from "../apps/server/test/fixtures/steam-api.js";
 import { type Capture, captureSql, describeCapture, type Steps } from "./capture.js";
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
 import { measureImport, measureServerFile } from "./extras.js";
@@ -201,6 +201,8 @@ try {
       OAUTH_PROVIDER: "github",
       OAUTH_CLIENT_ID: "bench",
       OAUTH_CLIENT_SECRET: "bench",
+      // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
+      PUBLIC_URL: "https://bench.invalid",
       WORKSHOP_API_URL: steam.url,
       WORKSHOP_MAX_RETRIES: "1",
     },

@@ -15,12 +15,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
+import { createSessionStore } from "@modpack/server/auth/sessions";
+import { openDatabase } from "@modpack/server/db/database";
+import { migrateToLatest } from "@modpack/server/db/migrate";
+import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
-import { SESSION_COOKIE } from "../apps/server/src/auth/cookies.js";
-import { createSessionStore } from "../apps/server/src/auth/sessions.js";
-import { openDatabase } from "../apps/server/src/db/database.js";
-import { migrateToLatest } from "../apps/server/src/db/migrate.js";
-import { startFakeSteam } from "../apps/server/test/fixtures/steam-api.js";
 import { percentile, runLoad } from "./load.js";
 import { benchDir, type Child, forkServer } from "./processes.js";
 import { rowId, SCALE, type ScaleSeeded, seedScale } from "./scale-seed.js";
@@ -150,6 +150,8 @@ try {
       OAUTH_PROVIDER: "github",
       OAUTH_CLIENT_ID: "bench",
       OAUTH_CLIENT_SECRET: "bench",
+      // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
+      PUBLIC_URL: "https://bench.invalid",
       WORKSHOP_API_URL: steam.url,
       BENCH_RECORD_SQL: "1",
     },

@@ -9,12 +9,12 @@
  * table types and CamelCasePlugin), with varied timestamps the create path cannot set.
  */
 import { createModpackInput } from "@modpack/contract";
+import { upsertSignedInUser } from "@modpack/server/auth/accounts";
+import { createSessionStore } from "@modpack/server/auth/sessions";
+import type { Db } from "@modpack/server/db/database";
+import { modpacksService } from "@modpack/server/services/modpacks";
+import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import { sql } from "kysely";
-import { upsertSignedInUser } from "../apps/server/src/auth/accounts.js";
-import { createSessionStore } from "../apps/server/src/auth/sessions.js";
-import type { Db } from "../apps/server/src/db/database.js";
-import { modpacksService } from "../apps/server/src/services/modpacks.js";
-import { upsertWorkshopItems } from "../apps/server/src/services/mods.js";
 import { int, modItem, modpackDescription, modpackName, pick, rng, userNames } from "./data.js";
 
 export const SEED = {

@@ -6,8 +6,8 @@
  */
 
 import v8 from "node:v8";
-import { loadConfig } from "../apps/server/src/config.js";
-import { startRuntime } from "../apps/server/src/runtime.js";
+import { loadConfig } from "@modpack/server/config";
+import { startRuntime } from "@modpack/server/runtime";
 import { answerProfileMessage } from "./profiler.js";
 import { answerQueryCounts, installQueryCounter } from "./query-counter.js";
 

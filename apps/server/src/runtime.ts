@@ -24,14 +24,14 @@ import { modUpdateJob } from "./jobs/mod-update.js";
 import { reparseJob } from "./jobs/reparse.js";
 import { adminService } from "./services/admin.js";
 import { authService } from "./services/auth.js";
-import { exportsService, loadDownload } from "./services/exports.js";
+import { exportsService, findDownload } from "./services/exports.js";
 import { healthService } from "./services/health.js";
 import { importsService } from "./services/imports.js";
 import { membersService } from "./services/members.js";
 import { checksService } from "./services/modpack-check.js";
 import { modpackModsService } from "./services/modpack-mods.js";
-import { modpacksService } from "./services/modpacks.js";
-import { modsService } from "./services/mods.js";
+import { authorizeModpack, modpacksService } from "./services/modpacks.js";
+import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
@@ -204,7 +204,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       loopbackRedirect(config.publicUrl),
       signOutRoutes({ config, store: sessions, revocations: channel, endSession }),
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
-      downloadRoutes({ authenticate, load: (caller, exportId) => loadDownload({ db, modpacks }, caller, exportId) }),
+      downloadRoutes({ authenticate, find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
       notificationStreamRoutes({
         authenticate,
         notifications: services.notifications,
@@ -226,6 +226,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
             config,
             services,
             authenticate,
+            readValidators: {
+              modpack: async (caller, id, need) => (await authorizeModpack(db, caller, id, need)).version,
+              mod: (id) => findModReadVersion(db, id),
+            },
             routes,
             logger,
             // Open notification streams end first, or the server would wait on them forever.

@@ -4,6 +4,7 @@
  * public for what every caller sees alike, private (and Vary) for what depends on the caller.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { statementsOf } from "./support/query-count.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -121,4 +122,237 @@ it.each([
   expect(response.statusCode).toBe(200);
   expect(response.headers["cache-control"]).toBe("private, no-cache");
   expect(response.headers.vary).toBe("Cookie, Authorization");
+});
+
+describe("a versioned read", () => {
+  let member: SignedIn;
+  let otherModId: string;
+
+  beforeAll(async () => {
+    member = await signIn(service, { name: "Member before" });
+    const other = await service.runtime.database.db
+      .insertInto("mods")
+      .values({ workshopId: "9100002", name: "Other cached mod", description: "etag", tags: ["Cached"] })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    otherModId = other.id;
+  });
+
+  const reads = [
+    { name: "a modpack", url: () => `/modpacks/${packId}`, headers: () => owner.headers },
+    { name: "a public modpack", url: () => `/modpacks/public/${packId}`, headers: () => ({}) },
+    { name: "a modpack's mods", url: () => `/modpacks/${packId}/mods?limit=5`, headers: () => owner.headers },
+    { name: "a mod", url: () => `/mods/${modId}`, headers: () => ({}) },
+  ];
+
+  it.each(reads)(
+    "answers 304 for $name from its validator's lookup alone, before the read",
+    async ({ url, headers }) => {
+      const first = await get(url(), headers());
+      expect(first.statusCode).toBe(200);
+      const etag = first.headers.etag as string;
+      // Warm the session cache, so only the validator's statement is left to count.
+      await get(url(), headers());
+      const { result, statements } = await statementsOf(service, () =>
+        get(url(), { ...headers(), "if-none-match": etag }),
+      );
+      expect(result.statusCode).toBe(304);
+      expect(result.body).toBe("");
+      expect(result.headers.etag).toBe(etag);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/^select .* from "(modpacks|mods)"/);
+      expect(statements[0]).not.toMatch(/"users"|"modpack_mods"|"description"/);
+
+      // Without a validator the read runs as before, with more statements than the validator's one.
+      const full = await statementsOf(service, () => get(url(), headers()));
+      expect(full.result.statusCode).toBe(200);
+      expect(full.result.headers.etag).toBe(etag);
+      expect(full.statements.length).toBeGreaterThan(0);
+    },
+  );
+
+  it("answers a caller who may not read the modpack as the read does, not 304", async () => {
+    await service.app.inject({
+      method: "PATCH",
+      url: `/modpacks/${packId}`,
+      headers: owner.headers,
+      payload: { isPublic: false },
+    });
+    try {
+      const first = await get(`/modpacks/${packId}`, owner.headers);
+      const etag = first.headers.etag as string;
+      const stranger = await signIn(service);
+      const refused = await get(`/modpacks/${packId}`, { ...stranger.headers, "if-none-match": etag });
+      expect(refused.statusCode).toBe(403);
+      const anonymous = await get(`/modpacks/public/${packId}`, { "if-none-match": etag });
+      expect(anonymous.statusCode).toBe(404);
+    } finally {
+      await service.app.inject({
+        method: "PATCH",
+        url: `/modpacks/${packId}`,
+        headers: owner.headers,
+        payload: { isPublic: true },
+      });
+    }
+  });
+
+  const db = () => service.runtime.database.db;
+  const changes: { name: string; reads: string[]; change: () => Promise<unknown> }[] = [
+    {
+      name: "the modpack's own fields",
+      reads: ["a modpack", "a public modpack", "a modpack's mods"],
+      change: () => touchPack(),
+    },
+    {
+      name: "a new member",
+      reads: ["a modpack", "a public modpack"],
+      change: () =>
+        db()
+          .insertInto("modpackMembers")
+          .values({ modpackId: packId, userId: member.userId, permission: ["read"] })
+          .execute(),
+    },
+    {
+      name: "a member's permissions",
+      reads: ["a modpack", "a public modpack"],
+      change: () =>
+        db()
+          .updateTable("modpackMembers")
+          .set({ permission: ["read", "add-mod"] })
+          .where("modpackId", "=", packId)
+          .where("userId", "=", member.userId)
+          .execute(),
+    },
+    {
+      name: "a member's name",
+      reads: ["a modpack", "a public modpack"],
+      change: () => db().updateTable("users").set({ name: "Member after" }).where("id", "=", member.userId).execute(),
+    },
+    {
+      name: "a member's picture",
+      reads: ["a modpack", "a public modpack"],
+      change: () =>
+        db().updateTable("users").set({ image: "https://example.com/a.png" }).where("id", "=", member.userId).execute(),
+    },
+    {
+      name: "a member leaving",
+      reads: ["a modpack", "a public modpack"],
+      change: () =>
+        db().deleteFrom("modpackMembers").where("modpackId", "=", packId).where("userId", "=", member.userId).execute(),
+    },
+    {
+      name: "a mod added",
+      reads: ["a modpack's mods"],
+      change: () =>
+        db()
+          .insertInto("modpackMods")
+          .values({ modpackId: packId, modId: otherModId, addedBy: owner.userId })
+          .execute(),
+    },
+    {
+      name: "a mod switched off",
+      reads: ["a modpack's mods"],
+      change: () =>
+        db()
+          .updateTable("modpackMods")
+          .set({ isActive: false })
+          .where("modpackId", "=", packId)
+          .where("modId", "=", otherModId)
+          .execute(),
+    },
+    {
+      name: "a mod removed",
+      reads: ["a modpack's mods"],
+      change: () =>
+        db().deleteFrom("modpackMods").where("modpackId", "=", packId).where("modId", "=", otherModId).execute(),
+    },
+    {
+      name: "a catalogue refresh of one of its mods",
+      reads: ["a modpack's mods", "a mod"],
+      change: () =>
+        db()
+          .updateTable("mods")
+          .set({ description: `refreshed ${Date.now()}` })
+          .where("id", "=", modId)
+          .execute(),
+    },
+    {
+      name: "a mod's in-game ids",
+      reads: ["a modpack's mods", "a mod"],
+      change: () =>
+        db()
+          .updateTable("mods")
+          .set({ modIdsB42: ["CachedB42"] })
+          .where("id", "=", modId)
+          .execute(),
+    },
+  ];
+
+  it.each(changes)("changes the ETag of every read that shows $name", async ({ reads: shown, change }) => {
+    const before = new Map<string, string>();
+    for (const read of reads) before.set(read.name, (await get(read.url(), read.headers())).headers.etag as string);
+    await change();
+    for (const read of reads) {
+      const etag = before.get(read.name) as string;
+      const after = await get(read.url(), { ...read.headers(), "if-none-match": etag });
+      if (shown.includes(read.name)) {
+        expect(after.statusCode, read.name).toBe(200);
+        expect(after.headers.etag, read.name).not.toBe(etag);
+      }
+    }
+  });
+
+  it("leaves a modpack's ETag alone when nothing it shows changed", async () => {
+    const first = await get(`/modpacks/${packId}`, owner.headers);
+    const etag = first.headers.etag as string;
+    const stranger = await signIn(service);
+    await db().updateTable("users").set({ name: "Not a member" }).where("id", "=", stranger.userId).execute();
+    await db().updateTable("mods").set({ description: "unrelated" }).where("id", "=", otherModId).execute();
+    await db()
+      .updateTable("modpacks")
+      .set({ description: first.json().description })
+      .where("id", "=", packId)
+      .execute();
+    const again = await get(`/modpacks/${packId}`, { ...owner.headers, "if-none-match": etag });
+    expect(again.statusCode).toBe(304);
+  });
+});
+
+describe("a server-file download", () => {
+  it("answers 304 from the export's row without reading the file", async () => {
+    const exported = await service.runtime.database.db
+      .insertInto("exports")
+      .values({
+        modpackId: packId,
+        requestedBy: owner.userId,
+        version: "42x",
+        status: "completed",
+        fileName: "cached-pack-42x.ini",
+        content: "Mods=Cached\n",
+        finishedAt: new Date(),
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const url = `/modpacks/export/${exported.id}/download`;
+    const first = await get(url, owner.headers);
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toBe("Mods=Cached\n");
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^".+"$/);
+    const { result, statements } = await statementsOf(service, () =>
+      get(url, { ...owner.headers, "if-none-match": etag }),
+    );
+    expect(result.statusCode).toBe(304);
+    expect(result.body).toBe("");
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).not.toMatch(/"content"/);
+
+    // Another reader of the public modpack: the access check, still no file.
+    const reader = await signIn(service);
+    await get(url, reader.headers);
+    const other = await statementsOf(service, () => get(url, { ...reader.headers, "if-none-match": etag }));
+    expect(other.result.statusCode).toBe(304);
+    expect(other.statements).toHaveLength(2);
+    expect(other.statements.join("\n")).not.toMatch(/"content"/);
+  });
 });

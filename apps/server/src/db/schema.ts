@@ -59,6 +59,8 @@ export interface ModpacksTable {
   metadata: Json<Record<string, unknown>>;
   createdAt: CreatedAt;
   updatedAt: Timestamp;
+  /** Moves (by triggers) whenever anything a modpack read answers changes: the HTTP validator. */
+  version: Generated<string>;
 }
 
 export interface ModpackMembersTable {
@@ -100,6 +102,8 @@ export interface ModsTable {
   isActive: Generated<boolean>;
   createdAt: CreatedAt;
   updatedAt: Timestamp;
+  /** Moves (by a trigger) whenever the row changes: the HTTP validator of a mod read. */
+  version: Generated<string>;
 }
 
 export interface ModpackModsTable {

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
 import fastifyCors from "@fastify/cors";
 import { appRouter, type Context, declaredStatus, procedureMeta, type Services } from "@modpack/contract";
@@ -10,6 +10,7 @@ import type { Config } from "../config.js";
 import { describeError, httpError, isDatabaseUnavailable, prepareError, sendError } from "../edge/errors.js";
 import { redactedLogPaths, serializeRequest } from "../edge/log-redaction.js";
 import { type Authenticate, type OpenApiPaths, type RouteModule, SESSION_COOKIE } from "../edge/routes.js";
+import { type ReadValidators, registerHttpCaching } from "./caching.js";
 import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { registerRateLimits } from "./rate-limit.js";
@@ -21,6 +22,8 @@ export interface AppDependencies {
   config: Config;
   services: Services;
   authenticate: Authenticate;
+  /** The lookups that answer If-None-Match on the versioned reads before they run. */
+  readValidators: ReadValidators;
   routes?: RouteModule[];
   logger?: FastifyBaseLogger;
   /** Called when closing starts, before in-flight requests are waited for (to end long-lived streams). */
@@ -43,24 +46,6 @@ declare module "fastify" {
 const DRAIN_TIMEOUT_MS = 15_000;
 
 const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-const UUID_SEGMENT = "[0-9a-fA-F-]{36}";
-/**
- * Cache-Control of the cacheable reads: the same for every caller (public lists, the catalogue)
- * or depending on who asks (a modpack, a modpack's mods, the catalogue filtered by a modpack).
- * Both revalidate each time (`no-cache`): the ETag makes that a 304 when nothing changed.
- */
-const cacheableReads: [RegExp, string][] = [
-  [/^\/modpacks\/public(?:\?|$)/, "public, no-cache"],
-  [/^\/mods\?(?:.*&)?modpackId=/, "private, no-cache"],
-  [/^\/mods(?:\/tags)?(?:\?|$)/, "public, no-cache"],
-  [new RegExp(`^/mods/${UUID_SEGMENT}(?:\\?|$)`), "public, no-cache"],
-  [new RegExp(`^/modpacks/${UUID_SEGMENT}(?:/mods)?(?:\\?|$)`), "private, no-cache"],
-];
-
-function cacheControlFor(url: string): string | undefined {
-  return cacheableReads.find(([pattern]) => pattern.test(url))?.[1];
-}
 
 /**
  * Builds the HTTP application: CORS, cookies, the contract's procedures as REST paths at the
@@ -268,26 +253,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       if (!error) return payload;
       return JSON.stringify(prepareError(reply, error));
     });
-    // HTTP caching of reads: an ETag from the answer's bytes, 304 when If-None-Match names it.
-    rest.addHook("onSend", async (request, reply, payload) => {
-      if (request.method !== "GET" || reply.statusCode !== 200 || typeof payload !== "string") return payload;
-      const shared = cacheControlFor(request.url);
-      if (!shared) return payload;
-      // A reply to a signed-in caller (which may refresh the session cookie) is never for a shared cache.
-      const personal =
-        reply.hasHeader("set-cookie") ||
-        request.headers.cookie !== undefined ||
-        request.headers.authorization !== undefined;
-      const cacheControl = personal ? shared.replace(/^public/, "private") : shared;
-      const etag = `W/"${createHash("sha1").update(payload).digest("base64url")}"`;
-      reply.header("etag", etag).header("cache-control", cacheControl);
-      if (cacheControl.startsWith("private")) reply.header("vary", "Cookie, Authorization");
-      if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")) {
-        reply.code(304);
-        return "";
-      }
-      return payload;
-    });
+    registerHttpCaching(rest, { authenticate: deps.authenticate, validators: deps.readValidators });
     await rest.register(fastifyTRPCOpenApiPlugin, {
       basePath: "/",
       router: appRouter,

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { type Caller, type GameVersion, noPermission, roleHasPermission, unauthorized, uuid } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
 import { create as contentDisposition } from "content-disposition";
@@ -9,11 +8,18 @@ import type { Authenticate, RouteModule } from "../edge/routes.js";
 
 export interface DownloadRouteDependencies {
   authenticate: Authenticate;
-  /** The file of a completed export the caller may see; throws the contract's typed errors. */
-  load(
-    caller: Caller,
-    exportId: string,
-  ): Promise<{ fileName: string; modpackName: string; version: GameVersion; content: string }>;
+  /**
+   * A completed export the caller may see, without its file: a validator of the file's content and
+   * how to read it. Throws the contract's typed errors.
+   */
+  find(caller: Caller, exportId: string): Promise<{ validator: string; file(): Promise<ServerFile> }>;
+}
+
+export interface ServerFile {
+  fileName: string;
+  modpackName: string;
+  version: GameVersion;
+  content: string;
 }
 
 /** Answers a typed error the way the REST procedures do; anything else goes to the app's error handler. */
@@ -49,17 +55,18 @@ export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
       if (!params.success) {
         return sendError(reply, new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: params.error }));
       }
-      let file: Awaited<ReturnType<DownloadRouteDependencies["load"]>>;
+      let file: ServerFile;
       try {
-        file = await deps.load(caller, params.data.exportId);
+        const found = await deps.find(caller, params.data.exportId);
+        // A completed export's file never changes: 304 from the export's row alone, the file unread.
+        const etag = `"${found.validator}"`;
+        reply.header("etag", etag);
+        if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+          return reply.code(304).header("cache-control", "private, no-store").send();
+        }
+        file = await found.file();
       } catch (error) {
         return sendTypedError(reply, error);
-      }
-      // An export's file never changes: its ETag is its content's hash, 304 when the client has it.
-      const etag = `"${createHash("sha1").update(file.content).digest("base64url")}"`;
-      reply.header("etag", etag);
-      if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
-        return reply.code(304).header("cache-control", "private, no-store").send();
       }
       return reply
         .code(200)

@@ -37,7 +37,7 @@ const EXPORT_RETRY_AFTER_SECONDS = 2;
  */
 const STALE_PENDING = sql<Date>`now() - interval '15 minutes'`;
 
-/** What `loadDownload` needs: who may read a modpack. */
+/** What `findDownload` needs: who may read a modpack. */
 export type DownloadDependencies = Pick<ExportsDependencies, "db" | "modpacks">;
 
 export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
@@ -205,7 +205,7 @@ export async function loadModpackMods(
   return loaded;
 }
 
-function toExportStatus(row: ExportRow, publicUrl: string): ExportStatus {
+function toExportStatus(row: Omit<ExportRow, "content">, publicUrl: string): ExportStatus {
   return {
     exportId: row.id,
     modpackId: row.modpackId,
@@ -228,30 +228,62 @@ class AlreadyRequested extends Error {
 }
 
 /** Loads an export the caller may see: its requester always, anyone else if they may read the modpack. */
-async function loadVisibleExport(deps: DownloadDependencies, caller: Caller, exportId: string): Promise<ExportRow> {
-  const row = await deps.db.selectFrom("exports").selectAll().where("id", "=", exportId).executeTakeFirst();
+async function loadVisibleExport(deps: DownloadDependencies, caller: Caller, exportId: string) {
+  const row = await deps.db
+    .selectFrom("exports")
+    .select([
+      "id",
+      "modpackId",
+      "requestedBy",
+      "version",
+      "status",
+      "fileName",
+      "error",
+      "findings",
+      "createdAt",
+      "finishedAt",
+    ])
+    .where("id", "=", exportId)
+    .executeTakeFirst();
   if (!row) throw notFound("Export not found");
   if (row.requestedBy !== caller.userId) await deps.modpacks.authorize(caller, row.modpackId, "read");
   return row;
 }
 
-/** The file of a completed export, for the download route; 409 while it is not ready or when it failed. */
-export async function loadDownload(
+export interface ServerFile {
+  fileName: string;
+  modpackName: string;
+  version: GameVersion;
+  content: string;
+}
+
+/**
+ * A completed export the caller may download, without its file: `validator` names the file's
+ * content (a completed export's file never changes), and `file()` reads it. 409 while it is not
+ * ready or when it failed.
+ */
+export async function findDownload(
   deps: DownloadDependencies,
   caller: Caller,
   exportId: string,
-): Promise<{ fileName: string; modpackName: string; version: GameVersion; content: string }> {
+): Promise<{ validator: string; file(): Promise<ServerFile> }> {
   const row = await loadVisibleExport(deps, caller, exportId);
   if (row.status === "failed") throw conflict(`The file could not be generated: ${row.error ?? "unknown error"}`);
-  if (row.status !== "completed" || row.content === null || row.fileName === null) {
-    throw conflict("The file is not ready yet");
-  }
-  const modpack = await deps.db
-    .selectFrom("modpacks")
-    .select("name")
-    .where("id", "=", row.modpackId)
-    .executeTakeFirstOrThrow();
-  return { fileName: row.fileName, modpackName: modpack.name, version: row.version, content: row.content };
+  const { fileName, finishedAt } = row;
+  if (row.status !== "completed" || fileName === null) throw conflict("The file is not ready yet");
+  return {
+    validator: `${row.id}.${finishedAt?.getTime() ?? 0}`,
+    async file() {
+      const found = await deps.db
+        .selectFrom("exports")
+        .innerJoin("modpacks", "modpacks.id", "exports.modpackId")
+        .select(["exports.content", "modpacks.name"])
+        .where("exports.id", "=", exportId)
+        .executeTakeFirst();
+      if (!found || found.content === null) throw notFound("Export not found");
+      return { fileName, modpackName: found.name, version: row.version, content: found.content };
+    },
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from "@modpack/contract";
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { reusableQuery } from "../db/reusable-query.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { createNotifications } from "./notifications.js";
 import {
@@ -28,6 +29,7 @@ import {
   rowsByIds,
   sortText,
 } from "./paging.js";
+import { modpackReadVersion, noteReadVersion } from "./read-versions.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
   return {
@@ -45,9 +47,8 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
   };
 }
 
-/** The active members of a modpack with their names, oldest first. */
-export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
-  const rows = await db
+const membersQuery = reusableQuery(["00000000-0000-4000-8000-00000000000a"], (db, modpackId) =>
+  db
     .selectFrom("modpackMembers")
     .innerJoin("users", "users.id", "modpackMembers.userId")
     .select([
@@ -62,8 +63,12 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
     .where("modpackMembers.modpackId", "=", modpackId)
     .where("modpackMembers.isActive", "=", true)
     .orderBy("modpackMembers.createdAt")
-    .orderBy("modpackMembers.userId")
-    .execute();
+    .orderBy("modpackMembers.userId"),
+);
+
+/** The active members of a modpack with their names, oldest first. */
+export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
+  const rows = await membersQuery(db, modpackId);
   return rows.map((row) => ({
     userId: row.userId,
     name: row.name,
@@ -74,6 +79,12 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
     updatedAt: row.updatedAt.toISOString(),
   }));
 }
+
+/**
+ * The modpack row each access check loaded, by the access it answered: a read of the modpack that
+ * was just checked needs only its members (the access object lives as long as its request).
+ */
+const checkedRows = new WeakMap<ModpackAccess, ModpackRow>();
 
 /** A modpack with its members and metadata, as the single-modpack reads answer it. */
 export async function loadModpack(db: Db, id: string): Promise<Modpack> {
@@ -173,54 +184,73 @@ export function copyName(original: string): string {
   return `${base.length < original.length ? base.trimEnd() : base}${COPY_SUFFIX}`;
 }
 
+const accessQuery = reusableQuery(
+  ["00000000-0000-4000-8000-00000000000b", "00000000-0000-4000-8000-00000000000c"],
+  (db, userId, id) =>
+    db
+      .selectFrom("modpacks")
+      .leftJoin("modpackMembers", (join) =>
+        join
+          .onRef("modpackMembers.modpackId", "=", "modpacks.id")
+          .on("modpackMembers.userId", "=", userId)
+          .on("modpackMembers.isActive", "=", true),
+      )
+      .selectAll("modpacks")
+      .select("modpackMembers.permission")
+      .where("modpacks.id", "=", id),
+);
+
+/**
+ * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
+ * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Notes
+ * the modpack's read version for the read in progress (see read-versions.ts).
+ */
+export async function authorizeModpack(
+  db: Db,
+  caller: Caller | null,
+  id: string,
+  need: ModpackNeed,
+): Promise<ModpackAccess & { version: string }> {
+  const [row] = await accessQuery(db, caller?.userId ?? "00000000-0000-0000-0000-000000000000", id);
+  if (!row) throw notFound("Modpack not found");
+  const isOwner = caller !== null && row.ownerId === caller.userId;
+  const memberPermissions = row.permission
+    ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
+    : null;
+  if (need === "public") {
+    if (!row.isPublic || !row.isActive) throw notFound("Modpack not found");
+  } else if (!row.isActive && !isOwner) {
+    throw notFound("Modpack not found");
+  } else if (need === "read") {
+    if (!isOwner && memberPermissions === null && !row.isPublic) throw accessDenied();
+  } else if (need === "owner") {
+    if (!isOwner) throw accessDenied();
+  } else if (!isOwner && !memberPermissions?.includes(need)) {
+    throw accessDenied();
+  }
+  const version = modpackReadVersion(row.version);
+  noteReadVersion(version);
+  const access = {
+    id: row.id,
+    name: row.name,
+    ownerId: row.ownerId,
+    isPublic: row.isPublic,
+    isActive: row.isActive,
+    isOwner,
+    memberPermissions,
+    version,
+  };
+  const { permission: _permission, ...modpack } = row;
+  checkedRows.set(access, modpack);
+  return access;
+}
+
 const memberPermissionValues = new Set<string>(["read", "add-mod", "remove-mod", "import", "configure"]);
 
 export function modpacksService(db: Db): Services["modpacks"] {
   return {
-    async authorize(caller: Caller | null, id: string, need: ModpackNeed): Promise<ModpackAccess> {
-      const row = await db
-        .selectFrom("modpacks")
-        .leftJoin("modpackMembers", (join) =>
-          join
-            .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-            .on("modpackMembers.userId", "=", caller?.userId ?? "00000000-0000-0000-0000-000000000000")
-            .on("modpackMembers.isActive", "=", true),
-        )
-        .select([
-          "modpacks.id",
-          "modpacks.name",
-          "modpacks.ownerId",
-          "modpacks.isPublic",
-          "modpacks.isActive",
-          "modpackMembers.permission",
-        ])
-        .where("modpacks.id", "=", id)
-        .executeTakeFirst();
-      if (!row) throw notFound("Modpack not found");
-      const isOwner = caller !== null && row.ownerId === caller.userId;
-      const memberPermissions = row.permission
-        ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
-        : null;
-      if (need === "public") {
-        if (!row.isPublic || !row.isActive) throw notFound("Modpack not found");
-      } else if (!row.isActive && !isOwner) {
-        throw notFound("Modpack not found");
-      } else if (need === "read") {
-        if (!isOwner && memberPermissions === null && !row.isPublic) throw accessDenied();
-      } else if (need === "owner") {
-        if (!isOwner) throw accessDenied();
-      } else if (!isOwner && !memberPermissions?.includes(need)) {
-        throw accessDenied();
-      }
-      return {
-        id: row.id,
-        name: row.name,
-        ownerId: row.ownerId,
-        isPublic: row.isPublic,
-        isActive: row.isActive,
-        isOwner,
-        memberPermissions,
-      };
+    authorize(caller, id, need) {
+      return authorizeModpack(db, caller, id, need);
     },
 
     listPublic(input) {
@@ -266,8 +296,10 @@ export function modpacksService(db: Db): Services["modpacks"] {
       return { ...toModpackSummary(row), members: [], metadata: row.metadata ?? {} };
     },
 
-    get(modpack) {
-      return loadModpack(db, modpack.id);
+    async get(modpack) {
+      const row = checkedRows.get(modpack);
+      if (!row) return loadModpack(db, modpack.id);
+      return { ...toModpackSummary(row), members: await loadMembers(db, modpack.id), metadata: row.metadata ?? {} };
     },
 
     async update(modpack, input) {

@@ -29,6 +29,7 @@ import {
 } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
+import { modReadVersion, noteReadVersion } from "./read-versions.js";
 import { inFlightCounter } from "./user-limits.js";
 
 const WORKSHOP_ID = /^\d{1,20}$/;
@@ -225,6 +226,12 @@ export interface ModsDependencies {
   maxRunningRefreshesPerUser: number;
 }
 
+/** The read version of a catalogue mod, from its primary key alone; undefined when there is no such mod. */
+export async function findModReadVersion(db: Db, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom("mods").select("version").where("id", "=", id).executeTakeFirst();
+  return row ? modReadVersion(row.version) : undefined;
+}
+
 export function modsService(deps: ModsDependencies): Services["mods"] {
   const { db, workshop, jobs } = deps;
   // A refresh waits on the Steam Web API; one user cannot hold more than a few of them at once.
@@ -238,6 +245,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
   async function loadMod(id: string): Promise<ModRow> {
     const row = await db.selectFrom("mods").selectAll().where("id", "=", id).executeTakeFirst();
     if (!row) throw notFound("Mod not found");
+    noteReadVersion(modReadVersion(row.version));
     return row;
   }
 
