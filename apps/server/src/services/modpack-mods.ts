@@ -5,7 +5,7 @@ import type { ModRow } from "../db/schema.js";
 import type { WorkshopClient } from "../workshop/client.js";
 import { modSearchCondition, modTagsCondition, resolveModReference, toMod } from "./mods.js";
 import { type AnySelect, listPage } from "./paging.js";
-import { findRequirements, linkMods } from "./requirements.js";
+import { findRequirements } from "./requirements.js";
 
 const sortColumns = {
   createdAt: "link.addedAt",
@@ -29,6 +29,38 @@ function toLink(row: LinkRow): Omit<ModpackModLink, "created" | "dependenciesAdd
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
   };
+}
+
+/**
+ * Links mods to a modpack in one statement, in the given order (each a microsecond after the one
+ * before, so the default load order follows it); an active link is left alone and a removed one
+ * comes back, added by `addedBy`. Answers the links this created or reactivated. The one way links
+ * are made, by adding a mod and by an import alike.
+ */
+export async function linkMods(
+  db: Db,
+  modpackId: string,
+  modIds: string[],
+  addedBy: string,
+): Promise<{ id: string; modpackId: string; modId: string; isActive: boolean; createdAt: Date }[]> {
+  if (modIds.length === 0) return [];
+  const at = (index: number) => sql<Date>`now() + ${index}::int * interval '1 microsecond'`;
+  return db
+    .insertInto("modpackMods")
+    .values([...new Set(modIds)].map((modId, index) => ({ modpackId, modId, addedBy, addedAt: at(index) })))
+    .onConflict((conflict) =>
+      conflict
+        .columns(["modpackId", "modId"])
+        .doUpdateSet((eb) => ({
+          isActive: true,
+          addedBy: eb.ref("excluded.addedBy"),
+          addedAt: eb.ref("excluded.addedAt"),
+          updatedAt: sql<Date>`now()`,
+        }))
+        .where("modpackMods.isActive", "=", false),
+    )
+    .returning(["id", "modpackId", "modId", "isActive", "createdAt"])
+    .execute();
 }
 
 /**

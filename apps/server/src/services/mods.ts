@@ -1,4 +1,4 @@
-import { badGateway, type Mod, notFound, parseWorkshopUrl, type Services, unprocessable } from "@modpack/contract";
+import { badGateway, type Mod, notFound, type Services, unprocessable, workshopIdOf } from "@modpack/contract";
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
@@ -10,7 +10,6 @@ import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
 import { inFlightCounter } from "./user-limits.js";
 
-const WORKSHOP_ID = /^\d{1,20}$/;
 const HTTP_URL = /^https?:\/\//i;
 const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
 
@@ -117,12 +116,6 @@ function refusal(result: Extract<WorkshopItemResult, { ok: false }>) {
     default:
       return unprocessable(`Workshop item ${result.workshopId} does not exist or is not available`);
   }
-}
-
-/** The workshop id a reference names (a workshop URL or bare digits, leading zeros dropped), or null. */
-function workshopIdOf(reference: string): string | null {
-  const id = parseWorkshopUrl(reference) ?? (WORKSHOP_ID.test(reference) ? reference : null);
-  return id === null ? null : id.replace(/^0+(?=\d)/, "");
 }
 
 /**
