@@ -258,7 +258,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   if (position) rows = rows.where(afterPosition(column, id, type, order, position)) as Q;
   let pageRows: AnySelect = spec
     .select(rows)
-    .select([sortText(column).as("sortValue"), sql<string>`${sql.ref(id)}`.as("cursorId")])
+    .select([sortText(column).as("sortValue"), sql.ref<string>(id).as("cursorId")])
     .$if(windowed, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
     .orderBy(sql.ref(column), order)
     .orderBy(sql.ref(id), order)
