@@ -121,6 +121,22 @@ describe("a walk by cursor while rows are added", () => {
       expect(seen).toHaveLength(7);
     }
   });
+  it("sees every user once, newest first, in the admin list while users sign up", async () => {
+    const admin = await signIn(service, { role: "admin" });
+    const created: string[] = [];
+    for (let index = 0; index < 9; index++) {
+      created.push((await signIn(service, { name: `Adminwalk ${index}` })).userId);
+    }
+    const seen = await walk(
+      "/admin/users?search=Adminwalk&limit=4",
+      async (index) => {
+        await signIn(service, { name: `Adminwalk new ${index}` });
+      },
+      admin.headers,
+    );
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.filter((id) => created.includes(id))).toEqual([...created].reverse());
+  });
 });
 
 describe("bounds and refusals", () => {

@@ -132,10 +132,12 @@ describe("import", () => {
     expect(status.modsImported).toBe(3);
     const links = await service.runtime.database.db
       .selectFrom("modpackMods")
-      .select("modId")
+      .select(["modId", "addedBy"])
       .where("modpackId", "=", modpackId)
       .execute();
     expect(links).toHaveLength(3);
+    // Every link, the requirement's too, names who imported it.
+    expect(links.map((link) => link.addedBy)).toEqual([owner.userId, owner.userId, owner.userId]);
   });
 
   it("fails with a clear error and notification when the collection cannot be read", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseWorkshopUrl, workshopUrlSchema } from "../src/schemas/workshop.js";
+import { parseWorkshopUrl, workshopIdOf, workshopUrlSchema } from "../src/schemas/workshop.js";
 
 const accepted: [string, string][] = [
   ["https://steamcommunity.com/sharedfiles/filedetails/?id=2169435993", "2169435993"],
@@ -54,5 +54,25 @@ describe("parseWorkshopUrl", () => {
   it.each(rejected)("rejects %j", (input) => {
     expect(parseWorkshopUrl(input)).toBeNull();
     expect(workshopUrlSchema.safeParse(input).success).toBe(false);
+  });
+});
+
+const references: [string, string | null][] = [
+  ["https://steamcommunity.com/sharedfiles/filedetails/?id=2169435993", "2169435993"],
+  ["2169435993", "2169435993"],
+  [" 2169435993 ", "2169435993"],
+  ["002169435993", "2169435993"],
+  ["0", "0"],
+  ["12345678901234567890", "12345678901234567890"],
+  ["123456789012345678901", null],
+  ["Brita", null],
+  ["-5", null],
+  ["https://steamcommunity.com/sharedfiles/filedetails/?id=0123", null],
+  ["https://example.com/?id=2169435993", null],
+];
+
+describe("workshopIdOf", () => {
+  it.each(references)("reads %j as %j", (input, workshopId) => {
+    expect(workshopIdOf(input)).toBe(workshopId);
   });
 });

@@ -1,4 +1,4 @@
-import type { CheckFinding } from "@modpack/contract";
+import type { CheckFinding, GameVersion, JobStatus, NotificationType, Role } from "@modpack/contract";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
@@ -6,10 +6,6 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T> = ColumnType<T, string | undefined, string>;
-
-export type Role = "user" | "admin";
-export type NotificationType = "info" | "success" | "warning" | "error";
-export type JobStatus = "pending" | "running" | "completed" | "failed";
 
 export interface UsersTable {
   id: Generated<string>;
@@ -157,7 +153,7 @@ export interface ExportsTable {
   id: Generated<string>;
   modpackId: string;
   requestedBy: string;
-  version: "41x" | "42x";
+  version: GameVersion;
   status: Generated<JobStatus>;
   fileName: string | null;
   content: string | null;

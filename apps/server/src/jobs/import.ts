@@ -1,10 +1,11 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ImportFailure, ModRow } from "../db/schema.js";
+import { linkMods } from "../services/modpack-mods.js";
 import { upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications } from "../services/notifications.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
-import { findRequirements, linkMods } from "../services/requirements.js";
+import { findRequirements } from "../services/requirements.js";
 import { type ExpansionBounds, type WorkshopClient, WorkshopError, type WorkshopItem } from "../workshop/client.js";
 import { describeRejectedValues } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";

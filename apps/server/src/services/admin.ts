@@ -1,10 +1,10 @@
-import { notFound, type Services, unprocessable } from "@modpack/contract";
-import { sql } from "kysely";
+import { type JobStatus, notFound, type Services, unprocessable } from "@modpack/contract";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { JobStatus } from "../db/schema.js";
+import type { Database, UserRow } from "../db/schema.js";
 import { loadModpack } from "./modpacks.js";
 import { createNotifications } from "./notifications.js";
-import { checkPageDepth, countMatches, likePattern, offsetOf, pagination } from "./paging.js";
+import { likePattern, listPage } from "./paging.js";
 import type { JobQueue, RevocationPublisher } from "./ports.js";
 import { toUser } from "./users.js";
 
@@ -19,18 +19,14 @@ export const STATS_TTL_MS = 10_000;
 
 export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPublisher): Services["admin"] {
   let countsCache: { at: number; counts: ReturnType<typeof countTables> } | undefined;
-  const selectUsers = () =>
-    db
-      .selectFrom("users")
-      .selectAll("users")
-      .select((eb) =>
-        eb
-          .selectFrom("modpacks")
-          .select((inner) => inner.fn.countAll<number>().as("count"))
-          .whereRef("modpacks.ownerId", "=", "users.id")
-          .as("modpackCount"),
-      );
-  const toAdminUser = (row: Awaited<ReturnType<ReturnType<typeof selectUsers>["executeTakeFirstOrThrow"]>>) => ({
+  /** How many modpacks the user whose id `userId` names owns. */
+  const modpackCount = (userId: "users.id" | "page.id") => (eb: ExpressionBuilder<Database, "users">) =>
+    eb
+      .selectFrom("modpacks")
+      .select((inner) => inner.fn.countAll<number>().as("count"))
+      .where("modpacks.ownerId", "=", sql.ref<string>(userId))
+      .as("modpackCount");
+  const toAdminUser = (row: UserRow & { modpackCount: number | string | null }) => ({
     ...toUser(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -38,37 +34,25 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
   });
 
   return {
-    async listUsers(input) {
-      checkPageDepth(input.page, input.limit, undefined);
-      let matching = db.selectFrom("users");
-      if (input.search) {
-        const pattern = likePattern(input.search);
-        matching = matching.where((eb) =>
-          eb.or([eb("users.name", "ilike", pattern), eb("users.email", "ilike", pattern)]),
-        );
-      }
-      const { total, exact } = await countMatches(db, matching);
-      const rows =
-        total === 0
-          ? []
-          : await selectUsers()
-              .where(
-                "users.id",
-                "in",
-                matching
-                  .select("users.id")
-                  .orderBy("users.createdAt", "desc")
-                  .orderBy("users.id", "desc")
-                  .limit(input.limit)
-                  .offset(offsetOf(input.page, input.limit)),
-              )
-              .orderBy("users.createdAt", "desc")
-              .orderBy("users.id", "desc")
-              .execute();
-      return {
-        data: rows.map(toAdminUser),
-        pagination: pagination(input.page, input.limit, total, { totalExact: exact }),
-      };
+    listUsers(input) {
+      const { search } = input;
+      const pattern = search ? likePattern(search) : undefined;
+      return listPage(db, input, {
+        list: "admin.users",
+        filters: { search },
+        matching: pattern
+          ? db
+              .selectFrom("users")
+              .where((eb) => eb.or([eb("users.name", "ilike", pattern), eb("users.email", "ilike", pattern)]))
+          : db.selectFrom("users"),
+        sort: { column: "users.createdAt", type: "timestamptz", order: "desc", id: "users.id" },
+        count: "estimate",
+        byIds: "users",
+        select: (rows) => rows.selectAll("users"),
+        // Counted for the page's users only.
+        complete: (page) => page.select(modpackCount("page.id")),
+        toItem: toAdminUser,
+      });
     },
 
     async updateUser(caller, input) {
@@ -82,7 +66,14 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) throw notFound("User not found");
       await revocations.publish(`user:${input.id}`);
-      return toAdminUser(await selectUsers().where("users.id", "=", input.id).executeTakeFirstOrThrow());
+      return toAdminUser(
+        await db
+          .selectFrom("users")
+          .selectAll("users")
+          .select(modpackCount("users.id"))
+          .where("users.id", "=", input.id)
+          .executeTakeFirstOrThrow(),
+      );
     },
 
     async verifyModpack(input) {

@@ -1,7 +1,6 @@
 import { conflict, notFound, type Services } from "@modpack/contract";
-import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { offsetOf, pagination } from "./paging.js";
+import { listPage } from "./paging.js";
 import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 import { toUser } from "./users.js";
 
@@ -42,38 +41,27 @@ export function authService(
       };
     },
 
-    async listTokens(caller, input) {
-      const rows = await db
-        .selectFrom("apiTokens")
-        .select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"])
-        .select(sql<number>`count(*) over ()`.as("fullCount"))
-        .where("userId", "=", caller.userId)
-        .where("expiresAt", ">", new Date())
-        .orderBy("createdAt", "desc")
-        .orderBy("id", "desc")
-        .limit(input.limit)
-        .offset(offsetOf(input.page, input.limit))
-        .execute();
-      let total = rows[0] ? Number(rows[0].fullCount) : 0;
-      if (rows.length === 0 && input.page > 1) {
-        const counted = await db
+    listTokens(caller, input) {
+      return listPage(db, input, {
+        list: "tokens",
+        filters: {},
+        matching: db
           .selectFrom("apiTokens")
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .where("userId", "=", caller.userId)
-          .where("expiresAt", ">", new Date())
-          .executeTakeFirstOrThrow();
-        total = Number(counted.count);
-      }
-      return {
-        data: rows.map((row) => ({
+          .where("apiTokens.userId", "=", caller.userId)
+          .where("apiTokens.expiresAt", ">", new Date()),
+        sort: { column: "apiTokens.createdAt", type: "timestamptz", order: "desc", id: "apiTokens.id" },
+        // At most a few dozen a user: counted in the page's own statement.
+        count: "window",
+        cursor: false,
+        select: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"]),
+        toItem: (row) => ({
           id: row.id,
           name: row.name,
           createdAt: row.createdAt.toISOString(),
           expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
           lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-        })),
-        pagination: pagination(input.page, input.limit, total),
-      };
+        }),
+      });
     },
 
     async revokeToken(caller, { id }) {

@@ -1,19 +1,11 @@
 import { conflict, type ModpackModLink, notFound, type Services } from "@modpack/contract";
 import { type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import type { ModRow } from "../db/schema.js";
 import type { WorkshopClient } from "../workshop/client.js";
 import { modSearchCondition, modTagsCondition, resolveModReference, toMod } from "./mods.js";
-import {
-  afterPosition,
-  checkPageDepth,
-  cursorKey,
-  decodeCursor,
-  encodeCursor,
-  offsetOf,
-  pagination,
-  sortText,
-} from "./paging.js";
-import { findRequirements, linkMods } from "./requirements.js";
+import { type AnySelect, listPage } from "./paging.js";
+import { findRequirements } from "./requirements.js";
 
 const sortColumns = {
   createdAt: "link.addedAt",
@@ -40,6 +32,38 @@ function toLink(row: LinkRow): Omit<ModpackModLink, "created" | "dependenciesAdd
 }
 
 /**
+ * Links mods to a modpack in one statement, in the given order (each a microsecond after the one
+ * before, so the default load order follows it); an active link is left alone and a removed one
+ * comes back, added by `addedBy`. Answers the links this created or reactivated. The one way links
+ * are made, by adding a mod and by an import alike.
+ */
+export async function linkMods(
+  db: Db,
+  modpackId: string,
+  modIds: string[],
+  addedBy: string,
+): Promise<{ id: string; modpackId: string; modId: string; isActive: boolean; createdAt: Date }[]> {
+  if (modIds.length === 0) return [];
+  const at = (index: number) => sql<Date>`now() + ${index}::int * interval '1 microsecond'`;
+  return db
+    .insertInto("modpackMods")
+    .values([...new Set(modIds)].map((modId, index) => ({ modpackId, modId, addedBy, addedAt: at(index) })))
+    .onConflict((conflict) =>
+      conflict
+        .columns(["modpackId", "modId"])
+        .doUpdateSet((eb) => ({
+          isActive: true,
+          addedBy: eb.ref("excluded.addedBy"),
+          addedAt: eb.ref("excluded.addedAt"),
+          updatedAt: sql<Date>`now()`,
+        }))
+        .where("modpackMods.isActive", "=", false),
+    )
+    .returning(["id", "modpackId", "modId", "isActive", "createdAt"])
+    .execute();
+}
+
+/**
  * The mods of one modpack. The `ModpackAccess` each method gets has already passed the
  * procedure's resource rule (read, add-mod, remove-mod), so nothing here checks access again.
  */
@@ -48,73 +72,55 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
 
   return {
     async list(modpack, input) {
-      const { page, cursor, limit, search, tags, sortBy, sortOrder } = input;
-      checkPageDepth(page, limit, cursor);
-      const sortKey = cursorKey(`modpackMods.${sortBy}.${sortOrder}`, { modpackId: modpack.id, search, tags });
-      const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
-      // The modpack's own links (`offset 0` keeps them a set of their own): every sort and filter
-      // works on the modpack's rows, never on a walk of the whole catalogue in name order. In load
-      // order with no filter, the page is cut from the links' index before any catalogue row is read.
-      const loadOrderOnly = sortBy === "createdAt" && !search && tags.length === 0;
+      const { search, tags, sortBy, sortOrder } = input;
       const ownLinks = db
-        .selectFrom("modpackMods")
-        .where("modpackMods.modpackId", "=", modpack.id)
-        .where("modpackMods.isActive", "=", true);
-      let linkRows = ownLinks.select(["modpackMods.id", "modpackMods.modId", "modpackMods.addedAt"]);
-      if (loadOrderOnly) {
-        if (position) {
-          linkRows = linkRows.where(
-            afterPosition("modpackMods.addedAt", "modpackMods.id", "timestamptz", sortOrder, position),
-          );
-        }
-        linkRows = linkRows
-          .orderBy("modpackMods.addedAt", sortOrder)
-          .orderBy("modpackMods.id", sortOrder)
-          .limit(limit + 1)
-          .offset(position ? 0 : offsetOf(page, limit));
-      } else {
-        linkRows = linkRows.offset(0);
-      }
-      // Each link's catalogue row by its primary key (`offset 0` keeps the lateral a nested loop):
-      // a merge or hash join would read the catalogue to find a few thousand rows.
-      let query = db.selectFrom(linkRows.as("link")).innerJoinLateral(
-        (eb) => eb.selectFrom("mods").selectAll("mods").whereRef("mods.id", "=", "link.modId").offset(0).as("mods"),
-        (join) => join.onTrue(),
-      );
-      if (search) query = query.where(modSearchCondition(search));
-      if (tags.length > 0) query = query.where(modTagsCondition(tags));
-      const column = sortColumns[sortBy];
-      let rowsQuery = query;
-      if (position && !loadOrderOnly) {
-        rowsQuery = rowsQuery.where(
-          afterPosition(column, "link.id", sortBy === "name" ? "text" : "timestamptz", sortOrder, position),
+        .selectFrom("modpackMods as link")
+        .where("link.modpackId", "=", modpack.id)
+        .where("link.isActive", "=", true);
+      // Each link's catalogue row by its primary key (`offset 0` keeps the lateral a nested loop
+      // driven by the modpack's own links): every sort and filter works on the modpack's rows, never
+      // on a walk of the whole catalogue in name order.
+      const withMods = (links: AnySelect, modId: "link.modId" | "page.modId") =>
+        links.innerJoinLateral(
+          (eb) =>
+            eb.selectFrom("mods").selectAll("mods").where("mods.id", "=", sql.ref<string>(modId)).offset(0).as("mods"),
+          (join) => join.onTrue(),
         );
-      }
-      const [rows, counted] = await Promise.all([
-        rowsQuery
-          .selectAll("mods")
-          .select(["link.addedAt", "link.id as linkId", sortText(column).as("sortValue")])
-          .orderBy(column, sortOrder)
-          .orderBy("link.id", sortOrder)
-          .limit(limit + 1)
-          .offset(position || loadOrderOnly ? 0 : offsetOf(page, limit))
-          .execute(),
-        // Bounded by the modpack's size: counted exactly (from the links' index alone when unfiltered).
-        search || tags.length > 0
-          ? query.select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow()
-          : ownLinks.select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow(),
-      ]);
-      const last = rows.length > limit ? rows[limit - 1] : undefined;
-      return {
-        data: rows.slice(0, limit).map(({ addedAt, linkId: _linkId, sortValue: _sortValue, ...row }) => ({
+      const common = {
+        list: "modpackMods",
+        filters: { modpackId: modpack.id, search, tags },
+        count: "exact" as const,
+        toItem: ({ addedAt, ...row }: ModRow & { addedAt: Date }) => ({
           ...toMod(row),
           addedAt: addedAt.toISOString(),
-        })),
-        pagination: pagination(page, limit, Number(counted.count), {
-          totalExact: true,
-          nextCursor: last ? encodeCursor(sortKey, { value: last.sortValue, id: last.linkId }) : null,
         }),
       };
+      if (sortBy === "createdAt" && !search && tags.length === 0) {
+        // In load order with no filter, the page is cut from the links' index before any catalogue
+        // row is read, and the modpack's size is counted from that index alone.
+        return listPage(db, input, {
+          ...common,
+          matching: ownLinks,
+          sort: { column: "link.addedAt", type: "timestamptz", order: sortOrder, id: "link.id" },
+          select: (rows) => rows.select(["link.modId", "link.addedAt"]),
+          complete: (page) => withMods(page, "page.modId").selectAll("mods"),
+        });
+      }
+      let matching = withMods(ownLinks, "link.modId");
+      if (search) matching = matching.where(modSearchCondition(search));
+      if (tags.length > 0) matching = matching.where(modTagsCondition(tags));
+      return listPage(db, input, {
+        ...common,
+        matching,
+        countFrom: search || tags.length > 0 ? matching : ownLinks,
+        sort: {
+          column: sortColumns[sortBy],
+          type: sortBy === "name" ? "text" : "timestamptz",
+          order: sortOrder,
+          id: "link.id",
+        },
+        select: (rows) => rows.selectAll("mods").select("link.addedAt"),
+      });
     },
 
     async add(caller, modpack, { modAtribute: reference }) {

@@ -7,28 +7,17 @@ import {
   type ModpackAccess,
   type ModpackNeed,
   type ModpackSummary,
+  type MyModpackListInput,
+  memberPermissions,
   notFound,
   type Services,
 } from "@modpack/contract";
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { reusableQuery } from "../db/reusable-query.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { createNotifications } from "./notifications.js";
-import {
-  afterPosition,
-  checkPageDepth,
-  countMatches,
-  cursorKey,
-  decodeCursor,
-  EXACT_COUNT_LIMIT,
-  encodeCursor,
-  likePattern,
-  offsetOf,
-  pagination,
-  rowsByIds,
-  sortText,
-} from "./paging.js";
+import { likePattern, listPage, rowsByIds } from "./paging.js";
 import { modpackReadVersion, noteReadVersion } from "./read-versions.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
@@ -46,6 +35,8 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
+
+const memberPermissionValues = new Set<string>(memberPermissions);
 
 const membersQuery = reusableQuery(["00000000-0000-4000-8000-00000000000a"], (db, modpackId) =>
   db
@@ -96,74 +87,66 @@ export async function loadModpack(db: Db, id: string): Promise<Modpack> {
   return { ...toModpackSummary(row), members, metadata: row.metadata ?? {} };
 }
 
-type ModpackQuery = SelectQueryBuilder<Database, "modpacks", object>;
-
-interface ListOptions {
-  page: number;
-  cursor?: string | undefined;
-  limit: number;
-  search?: string | undefined;
-  sortBy: "createdAt" | "updatedAt" | "name";
-  sortOrder: "asc" | "desc";
+/**
+ * Who may read a modpack: the one rule every read follows, as a condition on a `modpacks` row.
+ * While it is active: everyone when it is public, otherwise its owner and its active members. An
+ * archived modpack: its owner alone, and only where archived modpacks are asked for
+ * (`includeArchived`: reading one by id, so it can be restored; the caller's own list on request);
+ * anywhere else it is left out. With no caller: the active public modpacks. `authorize` turns a
+ * refusal into 404 when the modpack is archived, 403 when it is active.
+ */
+export function readableBy(
+  caller: Pick<Caller, "userId"> | null,
+  options: { includeArchived?: boolean | undefined } = {},
+) {
+  return (eb: ExpressionBuilder<Database, "modpacks">) => {
+    const isActive = eb("modpacks.isActive", "=", true);
+    const isPublic = eb("modpacks.isPublic", "=", true);
+    if (!caller) return eb.and([isActive, isPublic]);
+    const isOwner = eb("modpacks.ownerId", "=", caller.userId);
+    const isMember = eb.exists(
+      eb
+        .selectFrom("modpackMembers")
+        .select(sql.lit(1).as("one"))
+        .whereRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .where("modpackMembers.userId", "=", caller.userId)
+        .where("modpackMembers.isActive", "=", true),
+    );
+    if (options.includeArchived) return eb.or([isOwner, eb.and([isActive, eb.or([isPublic, isMember])])]);
+    return eb.and([isActive, eb.or([isPublic, isOwner, isMember])]);
+  };
 }
 
-/**
- * One page and the total. The total is counted exactly up to EXACT_COUNT_LIMIT and estimated above
- * (see countMatches); with no match the page is not read at all. A page of a small match set is
- * read from the matching ids (`in (…offset 0)` keeps Postgres from folding it back into a walk of
- * the sort index that would filter every row); a large one walks the sort index and stops after
- * `limit` + 1 rows (the extra row says whether there is a next page). `bounded: false` counts
- * exactly: the set is bounded by its caller (one user's modpacks), not by the catalogue.
- */
-async function listPage(db: Db, base: ModpackQuery, options: ListOptions, bounded = true) {
-  const { page, cursor, limit, sortBy, sortOrder } = options;
-  checkPageDepth(page, limit, cursor);
-  const sortKey = cursorKey(`modpacks.${sortBy}.${sortOrder}`, {
-    list: bounded ? "public" : "mine",
-    search: options.search,
-    includeArchived: "includeArchived" in options ? options.includeArchived : undefined,
+/** A page of modpacks in the request's sort; `search` matches the name or the description. */
+function listModpacks(
+  db: Db,
+  list: string,
+  matching: SelectQueryBuilder<Database, "modpacks", object>,
+  input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
+  count: "estimate" | "exact",
+) {
+  const { search, sortBy, sortOrder } = input;
+  const pattern = search ? likePattern(search) : undefined;
+  return listPage(db, input, {
+    list,
+    filters: { search, includeArchived: input.includeArchived },
+    matching: pattern
+      ? matching.where((eb) =>
+          eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
+        )
+      : matching,
+    sort: {
+      column: `modpacks.${sortBy}`,
+      type: sortBy === "name" ? "text" : "timestamptz",
+      order: sortOrder,
+      id: "modpacks.id",
+    },
+    count,
+    // The public list grows with the catalogue; one user's modpacks are already read by id.
+    ...(count === "estimate" ? { byIds: "modpacks" as const } : {}),
+    select: (rows) => rows.selectAll("modpacks"),
+    toItem: toModpackSummary,
   });
-  const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
-  let query = base;
-  if (options.search) {
-    const pattern = likePattern(options.search);
-    query = query.where((eb) =>
-      eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
-    );
-  }
-  const { total, exact } = bounded
-    ? await countMatches(db, query)
-    : {
-        total: Number(
-          (await query.select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow()).count,
-        ),
-        exact: true,
-      };
-  if (total === 0) return { data: [], pagination: pagination(page, limit, 0, { totalExact: true, nextCursor: null }) };
-  const column = `modpacks.${sortBy}` as const;
-  let rowsQuery =
-    exact && total <= EXACT_COUNT_LIMIT ? rowsByIds<ModpackQuery>(db, "modpacks", query.select("modpacks.id")) : query;
-  if (position) {
-    rowsQuery = rowsQuery.where(
-      afterPosition(column, "modpacks.id", sortBy === "name" ? "text" : "timestamptz", sortOrder, position),
-    );
-  }
-  const rows = await rowsQuery
-    .selectAll("modpacks")
-    .select(sortText(column).as("sortValue"))
-    .orderBy(column, sortOrder)
-    .orderBy("modpacks.id", sortOrder)
-    .limit(limit + 1)
-    .offset(position ? 0 : offsetOf(page, limit))
-    .execute();
-  const last = rows.length > limit ? rows[limit - 1] : undefined;
-  return {
-    data: rows.slice(0, limit).map(toModpackSummary),
-    pagination: pagination(page, limit, total, {
-      totalExact: exact,
-      nextCursor: last ? encodeCursor(sortKey, { value: last.sortValue, id: last.id }) : null,
-    }),
-  };
 }
 
 /** The longest modpack name the contract accepts. */
@@ -184,6 +167,13 @@ export function copyName(original: string): string {
   return `${base.length < original.length ? base.trimEnd() : base}${COPY_SUFFIX}`;
 }
 
+/** The user id no caller has: an anonymous access check runs the same compiled query with it. */
+const NO_USER = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * The access check's one indexed lookup: the modpack, the caller's active membership, and the read
+ * rule (`readableBy`) evaluated for the caller and for anyone, built and compiled once.
+ */
 const accessQuery = reusableQuery(
   ["00000000-0000-4000-8000-00000000000b", "00000000-0000-4000-8000-00000000000c"],
   (db, userId, id) =>
@@ -197,13 +187,17 @@ const accessQuery = reusableQuery(
       )
       .selectAll("modpacks")
       .select("modpackMembers.permission")
+      .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
+      .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
       .where("modpacks.id", "=", id),
 );
 
 /**
  * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
- * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Notes
- * the modpack's read version for the read in progress (see read-versions.ts).
+ * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Reads
+ * follow `readableBy`; changes need the owner or a member holding the permission, and an archived
+ * modpack only its owner. Notes the modpack's read version for the read in progress (see
+ * read-versions.ts).
  */
 export async function authorizeModpack(
   db: Db,
@@ -211,18 +205,20 @@ export async function authorizeModpack(
   id: string,
   need: ModpackNeed,
 ): Promise<ModpackAccess & { version: string }> {
-  const [row] = await accessQuery(db, caller?.userId ?? "00000000-0000-0000-0000-000000000000", id);
+  const [row] = await accessQuery(db, caller?.userId ?? NO_USER, id);
   if (!row) throw notFound("Modpack not found");
   const isOwner = caller !== null && row.ownerId === caller.userId;
   const memberPermissions = row.permission
     ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
     : null;
   if (need === "public") {
-    if (!row.isPublic || !row.isActive) throw notFound("Modpack not found");
-  } else if (!row.isActive && !isOwner) {
-    throw notFound("Modpack not found");
+    // `public` asks whether anyone may read it.
+    if (!row.readableByAnyone) throw notFound("Modpack not found");
   } else if (need === "read") {
-    if (!isOwner && memberPermissions === null && !row.isPublic) throw accessDenied();
+    if (!row.readable) throw row.isActive ? accessDenied() : notFound("Modpack not found");
+  } else if (!row.isActive && !isOwner) {
+    // Changing a modpack: an archived one only by its owner (who may restore it).
+    throw notFound("Modpack not found");
   } else if (need === "owner") {
     if (!isOwner) throw accessDenied();
   } else if (!isOwner && !memberPermissions?.includes(need)) {
@@ -240,12 +236,10 @@ export async function authorizeModpack(
     memberPermissions,
     version,
   };
-  const { permission: _permission, ...modpack } = row;
+  const { permission: _permission, readable: _readable, readableByAnyone: _anyone, ...modpack } = row;
   checkedRows.set(access, modpack);
   return access;
 }
-
-const memberPermissionValues = new Set<string>(["read", "add-mod", "remove-mod", "import", "configure"]);
 
 export function modpacksService(db: Db): Services["modpacks"] {
   return {
@@ -254,29 +248,25 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     listPublic(input) {
-      const base = db
-        .selectFrom("modpacks")
-        .where("modpacks.isPublic", "=", true)
-        .where("modpacks.isActive", "=", true);
-      return listPage(db, base, input);
+      // The modpacks anyone may read (the partial indexes on public, active modpacks).
+      return listModpacks(db, "modpacks.public", db.selectFrom("modpacks").where(readableBy(null)), input, "estimate");
     },
 
     listMine(caller, input) {
-      // The caller's own modpacks and the ones shared with them, from the two indexes by user:
-      // a set bounded by the user, counted exactly and sorted in memory.
-      const owned = db
-        .selectFrom("modpacks as own")
-        .select("own.id")
-        .where("own.ownerId", "=", caller.userId)
-        .$if(!input.includeArchived, (query) => query.where("own.isActive", "=", true));
+      // The caller's own modpacks and the ones shared with them, from the two indexes by user (a
+      // set bounded by the user, counted exactly and sorted in memory), as far as they may read them.
+      const owned = db.selectFrom("modpacks").select("modpacks.id").where("modpacks.ownerId", "=", caller.userId);
       const shared = db
-        .selectFrom("modpackMembers as member")
-        .innerJoin("modpacks as pack", "pack.id", "member.modpackId")
-        .select("pack.id")
-        .where("member.userId", "=", caller.userId)
-        .where("member.isActive", "=", true)
-        .where("pack.isActive", "=", true);
-      return listPage(db, rowsByIds<ModpackQuery>(db, "modpacks", owned.union(shared)), input, false);
+        .selectFrom("modpackMembers")
+        .select("modpackMembers.modpackId as id")
+        .where("modpackMembers.userId", "=", caller.userId)
+        .where("modpackMembers.isActive", "=", true);
+      const mine = rowsByIds<SelectQueryBuilder<Database, "modpacks", object>>(
+        db,
+        "modpacks",
+        owned.union(shared),
+      ).where(readableBy(caller, { includeArchived: input.includeArchived }));
+      return listModpacks(db, "modpacks.mine", mine, input, "exact");
     },
 
     async create(caller, input) {

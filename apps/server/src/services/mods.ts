@@ -1,38 +1,17 @@
-import {
-  badGateway,
-  type Caller,
-  type Mod,
-  notFound,
-  parseWorkshopUrl,
-  type Services,
-  unprocessable,
-} from "@modpack/contract";
+import { badGateway, type Mod, notFound, type Services, unprocessable, workshopIdOf } from "@modpack/contract";
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
 import { notifyNewErrors } from "./modpack-check.js";
-import {
-  afterPosition,
-  checkPageDepth,
-  countMatches,
-  cursorKey,
-  decodeCursor,
-  EXACT_COUNT_LIMIT,
-  encodeCursor,
-  likePattern,
-  offsetOf,
-  pagination,
-  rowsByIds,
-  sortText,
-} from "./paging.js";
+import { readableBy } from "./modpacks.js";
+import { likePattern, listPage, rowsByIds } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
 import { modReadVersion, noteReadVersion } from "./read-versions.js";
 import { inFlightCounter } from "./user-limits.js";
 
-const WORKSHOP_ID = /^\d{1,20}$/;
 const HTTP_URL = /^https?:\/\//i;
 const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
 
@@ -143,12 +122,6 @@ function refusal(result: Extract<WorkshopItemResult, { ok: false }>) {
   }
 }
 
-/** The workshop id a reference names (a workshop URL or bare digits, leading zeros dropped), or null. */
-function workshopIdOf(reference: string): string | null {
-  const id = parseWorkshopUrl(reference) ?? (WORKSHOP_ID.test(reference) ? reference : null);
-  return id === null ? null : id.replace(/^0+(?=\d)/, "");
-}
-
 /**
  * Finds the catalogue mod a reference names: a workshop URL or id (fetched from the workshop and
  * added when the catalogue does not have it yet), or an in-game mod id already in the catalogue.
@@ -197,21 +170,6 @@ export function modTagsCondition(tags: string[]): RawBuilder<SqlBool> {
   return sql<SqlBool>`${sql.ref("mods.tags")} && array[${sql.join(tags)}]::text[]`;
 }
 
-/** The modpack is active and the caller may read it: public, or theirs, or shared with them. */
-function modpackVisible(modpackId: string, caller: Caller | null): RawBuilder<SqlBool> {
-  if (!caller) {
-    return sql<SqlBool>`exists (select 1 from modpacks p where p.id = ${modpackId} and p.is_active and p.is_public)`;
-  }
-  return sql<SqlBool>`exists (
-    select 1 from modpacks p
-    where p.id = ${modpackId} and p.is_active
-      and (p.is_public or p.owner_id = ${caller.userId} or exists (
-        select 1 from modpack_members m
-        where m.modpack_id = p.id and m.user_id = ${caller.userId} and m.is_active
-      ))
-  )`;
-}
-
 const modSortColumns = {
   createdAt: "mods.createdAt",
   updatedAt: "mods.updatedAt",
@@ -251,13 +209,13 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
 
   return {
     async list(caller, input) {
-      const { page, cursor, limit, search, tags, modpackId, sortBy, sortOrder } = input;
-      checkPageDepth(page, limit, cursor);
-      const sortKey = cursorKey(`mods.${sortBy}.${sortOrder}`, { search, tags, modpackId });
-      const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
+      const { search, tags, modpackId, sortBy, sortOrder } = input;
+      // With a modpack: its own links first (a set bounded by the modpack, counted exactly), then
+      // their catalogue rows; the links answer nothing when the caller may not read the modpack.
+      const readable = (id: string) =>
+        db.selectFrom("modpacks").select("modpacks.id").where("modpacks.id", "=", id).where(readableBy(caller));
       const catalogue = db.selectFrom("mods");
-      // With a modpack: its own links first (a set bounded by the modpack), then their catalogue rows.
-      let filtered = modpackId
+      let matching = modpackId
         ? rowsByIds<typeof catalogue>(
             db,
             "mods",
@@ -265,58 +223,31 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
               .selectFrom("modpackMods")
               .select("modpackMods.modId as id")
               .where("modpackMods.modpackId", "=", modpackId)
-              .where("modpackMods.isActive", "=", true)
-              .where(modpackVisible(modpackId, caller)),
+              .where("modpackMods.modpackId", "in", readable(modpackId))
+              .where("modpackMods.isActive", "=", true),
           )
         : catalogue;
-      if (search) filtered = filtered.where(modSearchCondition(search));
-      if (tags.length > 0) filtered = filtered.where(modTagsCondition(tags));
-
-      const { total, exact } = modpackId
-        ? {
-            total: Number(
-              (await filtered.select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow()).count,
-            ),
-            exact: true,
-          }
-        : await countMatches(db, filtered);
-      if (total === 0) {
-        if (modpackId) {
-          // Tell an empty modpack from one the caller may not see.
-          const visible = await db
-            .selectNoFrom(modpackVisible(modpackId, caller).as("visible"))
-            .executeTakeFirstOrThrow();
-          if (!visible.visible) throw notFound("Modpack not found");
-        }
-        return { data: [], pagination: pagination(page, limit, 0, { totalExact: true, nextCursor: null }) };
+      if (search) matching = matching.where(modSearchCondition(search));
+      if (tags.length > 0) matching = matching.where(modTagsCondition(tags));
+      const result = await listPage(db, input, {
+        list: "mods",
+        filters: { search, tags, modpackId },
+        matching,
+        sort: {
+          column: modSortColumns[sortBy],
+          type: sortBy === "name" ? "text" : "timestamptz",
+          order: sortOrder,
+          id: "mods.id",
+        },
+        ...(modpackId ? { count: "exact" as const } : { count: "estimate" as const, byIds: "mods" as const }),
+        select: (rows) => rows.selectAll("mods"),
+        toItem: toMod,
+      });
+      // Tell an empty modpack from one the caller may not read.
+      if (modpackId && result.pagination.total === 0 && !(await readable(modpackId).executeTakeFirst())) {
+        throw notFound("Modpack not found");
       }
-      // A small match set is read by its ids (see modpacks' listPage); a large one walks the sort index.
-      const column = modSortColumns[sortBy];
-      let rows =
-        exact && total <= EXACT_COUNT_LIMIT && !modpackId
-          ? rowsByIds<typeof catalogue>(db, "mods", filtered.select("mods.id"))
-          : filtered;
-      if (position) {
-        rows = rows.where(
-          afterPosition(column, "mods.id", sortBy === "name" ? "text" : "timestamptz", sortOrder, position),
-        );
-      }
-      const found = await rows
-        .selectAll("mods")
-        .select(sortText(column).as("sortValue"))
-        .orderBy(column, sortOrder)
-        .orderBy("mods.id", sortOrder)
-        .limit(limit + 1)
-        .offset(position ? 0 : offsetOf(page, limit))
-        .execute();
-      const last = found.length > limit ? found[limit - 1] : undefined;
-      return {
-        data: found.slice(0, limit).map(({ sortValue: _sortValue, ...row }) => toMod(row)),
-        pagination: pagination(page, limit, total, {
-          totalExact: exact,
-          nextCursor: last ? encodeCursor(sortKey, { value: last.sortValue, id: last.id }) : null,
-        }),
-      };
+      return result;
     },
 
     async tags() {

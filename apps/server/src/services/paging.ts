@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { badRequest, MAX_PAGE_DEPTH, type Pagination } from "@modpack/contract";
+import { badRequest, MAX_PAGE_DEPTH, type Paged, type Pagination } from "@modpack/contract";
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database } from "../db/schema.js";
@@ -9,14 +9,14 @@ export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-export function offsetOf(page: number, limit: number): number {
+function offsetOf(page: number, limit: number): number {
   return (page - 1) * limit;
 }
 
 /** Counts above this are the planner's estimate (`totalExact: false`), not an exact count. */
 export const EXACT_COUNT_LIMIT = 1_000;
 
-export function pagination(
+function pagination(
   page: number,
   limit: number,
   total: number,
@@ -26,7 +26,7 @@ export function pagination(
 }
 
 /** 400 when `page × limit` reaches past the deepest row offsets may read; the cursor reads further. */
-export function checkPageDepth(page: number, limit: number, cursor: string | undefined): void {
+function checkPageDepth(page: number, limit: number, cursor: string | undefined): void {
   if (cursor === undefined && page * limit > MAX_PAGE_DEPTH) {
     throw badRequest(
       `page × limit may not exceed ${MAX_PAGE_DEPTH}: read further with the cursor parameter (pagination.nextCursor of the previous page)`,
@@ -35,7 +35,7 @@ export function checkPageDepth(page: number, limit: number, cursor: string | und
 }
 
 /** Where a page ends: the sort key it was read in, the last row's sort value (as text) and id. */
-export interface Position {
+interface Position {
   value: string;
   id: string;
 }
@@ -44,17 +44,17 @@ export interface Position {
  * The key a cursor is made and checked under: the list's sort, and a digest of its filters, so a
  * cursor from another sort, filter or list is refused instead of answering an unrelated page.
  */
-export function cursorKey(sort: string, filters: Record<string, unknown>): string {
+function cursorKey(sort: string, filters: Record<string, unknown>): string {
   return `${sort}.${createHash("sha256").update(JSON.stringify(filters)).digest("base64url").slice(0, 16)}`;
 }
 
 /** An opaque cursor: base64url JSON of the sort key, value and id. */
-export function encodeCursor(sortKey: string, position: Position): string {
+function encodeCursor(sortKey: string, position: Position): string {
   return Buffer.from(JSON.stringify([sortKey, position.value, position.id])).toString("base64url");
 }
 
 /** The position a cursor names, or 400 when it is malformed or was made for another sort or filter. */
-export function decodeCursor(cursor: string, sortKey: string): Position {
+function decodeCursor(cursor: string, sortKey: string): Position {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -79,7 +79,7 @@ export function decodeCursor(cursor: string, sortKey: string): Position {
  * `<` descending. The value is the column's text form cast back to its type, so timestamps keep
  * their microseconds.
  */
-export function afterPosition(
+function afterPosition(
   column: string,
   idColumn: string,
   type: "text" | "timestamptz",
@@ -92,13 +92,13 @@ export function afterPosition(
 }
 
 /** The text form of a sort column, selected beside each row to build the next cursor from. */
-export const sortText = (column: string) => sql<string>`${sql.ref(column)}::text`;
+const sortText = (column: string) => sql<string>`${sql.ref(column)}::text`;
 
 /**
  * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
  * there), above it the planner's estimate of the query's rows (at least the limit + 1).
  */
-export async function countMatches(
+async function countMatches(
   db: Db,
   // biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables
   matching: SelectQueryBuilder<Database, any, object>,
@@ -130,11 +130,154 @@ export async function countMatches(
  */
 export function rowsByIds<Q>(
   db: Db,
-  table: "mods" | "modpacks",
+  table: "mods" | "modpacks" | "users",
   // biome-ignore lint/suspicious/noExplicitAny: a select of ids from any of the service's tables
   ids: SelectQueryBuilder<Database, any, { id: string }>,
 ): Q {
   const rows = sql`(select t.* from (${ids}) as hit cross join lateral (select * from ${sql.table(table)} where id = hit.id offset 0) as t)`;
   // The derived table has exactly the table's columns under the table's name.
   return db.selectFrom(rows.as(table)) as unknown as Q;
+}
+
+/** What a list request asks for: a page (with a cursor it only labels the answer), its size, a cursor. */
+export interface PageRequest {
+  page: number;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** A select from any of the service's tables and joins. */
+// biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables and joins
+export type AnySelect = SelectQueryBuilder<Database, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the rows a list selects, from any tables
+type RowsOf<Row> = SelectQueryBuilder<any, any, Row>;
+
+interface ListCommon<Q extends AnySelect, Row, Item> {
+  /** Names the list in its cursors, with the sort and `filters`: a cursor made for another answers 400. */
+  list: string;
+  /** The filters `matching` applies, as the request gave them. */
+  filters: Record<string, unknown>;
+  /** The list's rows, filtered once: the count and the page both read this query. */
+  matching: Q;
+  /** The order: a column, its type (a cursor's value is cast back to it), the direction, and a unique id column that breaks ties. */
+  sort: { column: string; type: "text" | "timestamptz"; order: "asc" | "desc"; id: string };
+  /**
+   * How the total is counted. `estimate`: exactly up to EXACT_COUNT_LIMIT, the planner's estimate
+   * above (`totalExact: false`), for sets that grow with the catalogue. `exact`: `count(*)`, for a
+   * set bounded by its owner (one user's modpacks, one modpack's mods). `window`: `count(*) over ()`
+   * in the page's own statement, for a small set read in one statement. The first two count before
+   * the page is read, and an empty list reads no page.
+   */
+  count: "estimate" | "exact" | "window";
+  /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
+  countFrom?: AnySelect;
+  /**
+   * A small match set (counted exactly, at most EXACT_COUNT_LIMIT rows) is read by primary key from
+   * this table and sorted in memory, instead of walking the sort index and filtering every row.
+   */
+  byIds?: "mods" | "modpacks" | "users";
+  /** False for a list without cursors: no `cursor`, no `nextCursor` or `totalExact` in the answer. */
+  cursor?: boolean;
+  toItem: (row: Row) => Item;
+}
+
+type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
+  (
+    | {
+        /** The columns of a page row. */
+        select: (rows: Q) => RowsOf<Row>;
+        complete?: undefined;
+      }
+    | {
+        select: (rows: Q) => AnySelect;
+        /**
+         * Completes the rows of the page once it is cut (`page`, the selected columns), so what
+         * `matching` does not need is read for the page's rows only, never for rows an offset skips.
+         */
+        complete: (page: AnySelect) => RowsOf<Row>;
+      }
+  );
+
+/** Columns the page statement adds to each row: the cursor's sort value and id, the count of `window`. */
+interface PageKeys {
+  sortValue: string;
+  cursorId: string;
+  pageSort?: unknown;
+  fullCount?: number | string;
+}
+
+/**
+ * One page of a list and its pagination, the one way every list is paged: `matching` filters once;
+ * the total is counted the way `count` says; the page is read at the cursor's position (keyset:
+ * rows after the last one the previous page answered, in `(sort column, id)` order, stable while
+ * rows are added) or at `(page - 1) × limit` (`page × limit` bounded, see checkPageDepth), and one
+ * row past the page tells whether there is a next one (`nextCursor`).
+ */
+export async function listPage<Q extends AnySelect, Row, Item>(
+  db: Db,
+  request: PageRequest,
+  spec: ListSpec<Q, Row, Item>,
+): Promise<Paged<Item>> {
+  const { page, limit } = request;
+  const { column, type, order, id } = spec.sort;
+  const keyset = spec.cursor !== false;
+  const cursor = keyset ? request.cursor : undefined;
+  if (keyset) checkPageDepth(page, limit, cursor);
+  const sortKey = cursorKey(`${spec.list}.${column}.${order}`, spec.filters);
+  const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
+  const countExactly = async () =>
+    Number(
+      (await (spec.countFrom ?? spec.matching).select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow())
+        .count,
+    );
+  const envelope = (total: number, exact: boolean, next: PageKeys | undefined) =>
+    pagination(
+      page,
+      limit,
+      total,
+      keyset
+        ? {
+            totalExact: exact,
+            nextCursor: next ? encodeCursor(sortKey, { value: next.sortValue, id: next.cursorId }) : null,
+          }
+        : {},
+    );
+
+  // A window count over rows after a position would count only those: past a cursor it counts apart.
+  const windowed = spec.count === "window" && !position;
+  let total = 0;
+  let exact = true;
+  if (spec.count === "estimate") ({ total, exact } = await countMatches(db, spec.matching));
+  else if (!windowed) total = await countExactly();
+  if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
+
+  let rows =
+    spec.byIds && !windowed && exact && total <= EXACT_COUNT_LIMIT
+      ? rowsByIds<Q>(db, spec.byIds, spec.matching.select(sql.ref(`${spec.byIds}.id`).as("id")))
+      : spec.matching;
+  if (position) rows = rows.where(afterPosition(column, id, type, order, position)) as Q;
+  let pageRows: AnySelect = spec
+    .select(rows)
+    .select([sortText(column).as("sortValue"), sql.ref<string>(id).as("cursorId")])
+    .$if(windowed, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+    .orderBy(sql.ref(column), order)
+    .orderBy(sql.ref(id), order)
+    .limit(limit + 1)
+    .offset(position ? 0 : offsetOf(page, limit));
+  if (spec.complete) {
+    const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
+    pageRows = spec.complete(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
+  }
+  const found = (await pageRows.execute()) as (Row & PageKeys)[];
+  if (windowed) {
+    total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
+  }
+  return {
+    data: found
+      .slice(0, limit)
+      .map(({ sortValue: _value, cursorId: _id, pageSort: _sort, fullCount: _count, ...row }) =>
+        spec.toItem(row as Row),
+      ),
+    pagination: envelope(total, exact, found.length > limit ? found[limit - 1] : undefined),
+  };
 }

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ImportFailure, ModRow } from "../db/schema.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem } from "../workshop/client.js";
@@ -72,35 +71,4 @@ export async function findRequirements(
     }
   }
   return { mods: ordered, failures };
-}
-
-/**
- * Links mods to a modpack in one statement, in the given order (each a microsecond after the one
- * before, so the default load order follows it); an active link is left alone and a removed one
- * comes back. Answers the links this created or reactivated.
- */
-export async function linkMods(
-  db: Db,
-  modpackId: string,
-  modIds: string[],
-  addedBy: string,
-): Promise<{ id: string; modpackId: string; modId: string; isActive: boolean; createdAt: Date }[]> {
-  if (modIds.length === 0) return [];
-  const at = (index: number) => sql<Date>`now() + ${index}::int * interval '1 microsecond'`;
-  return db
-    .insertInto("modpackMods")
-    .values([...new Set(modIds)].map((modId, index) => ({ modpackId, modId, addedBy, addedAt: at(index) })))
-    .onConflict((conflict) =>
-      conflict
-        .columns(["modpackId", "modId"])
-        .doUpdateSet((eb) => ({
-          isActive: true,
-          addedBy: eb.ref("excluded.addedBy"),
-          addedAt: eb.ref("excluded.addedAt"),
-          updatedAt: sql<Date>`now()`,
-        }))
-        .where("modpackMods.isActive", "=", false),
-    )
-    .returning(["id", "modpackId", "modId", "isActive", "createdAt"])
-    .execute();
 }

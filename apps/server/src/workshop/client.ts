@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { WORKSHOP_ID } from "@modpack/contract";
 import { z } from "zod";
 import { type BuildModIds, parseDescription, type RejectedDescriptionValue } from "./description.js";
 
@@ -11,7 +12,6 @@ const COLLECTION_FILE_TYPE = 2;
 const BATCH_SIZE = 100;
 const BATCH_CONCURRENCY = 2;
 const MAX_RETRY_DELAY_MS = 10_000;
-const WORKSHOP_ID = /^\d{1,20}$/;
 
 export const WORKSHOP_ENDPOINTS = {
   publishedFileDetails: "ISteamRemoteStorage/GetPublishedFileDetails/v1",

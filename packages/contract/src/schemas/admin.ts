@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { roles } from "../permissions.js";
 import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
-import { limitParam, paged, pageParam, searchParam } from "./pagination.js";
+import { cursorParam, limitParam, paged, pageParam, searchParam } from "./pagination.js";
 import { userSchema } from "./session.js";
 
 export const adminUserSchema = userSchema
@@ -24,6 +24,7 @@ export const adminUserPageSchema = paged(adminUserSchema).meta({ id: "AdminUserP
 
 export const adminUserListInput = z.object({
   page: pageParam,
+  cursor: cursorParam,
   limit: limitParam(20),
   search: searchParam.meta({ description: "Case-insensitive match on name or email" }),
 });

@@ -7,13 +7,15 @@ const paths = new Set([
   "/workshop/filedetails/",
   "/workshop/filedetails",
 ]);
-const workshopId = /^[1-9][0-9]{0,19}$/;
+
+/** A Steam Workshop item id as text: decimal digits, at most 20 (Steam's ids are unsigned 64-bit numbers). */
+export const WORKSHOP_ID = /^\d{1,20}$/;
 
 /**
  * The workshop id of a Steam Workshop page URL on the community domain:
  * `http(s)://(www.)steamcommunity.com/sharedfiles/filedetails/?id=N` or `.../workshop/filedetails/?id=N`
  * (trailing slash optional). Other query parameters and a fragment are allowed; exactly one `id`
- * parameter is required, a decimal number without a leading zero. Credentials, ports, other hosts
+ * parameter is required, a workshop id (WORKSHOP_ID) without a leading zero. Credentials, ports, other hosts
  * or schemes give null.
  */
 export function parseWorkshopUrl(input: string): string | null {
@@ -30,7 +32,17 @@ export function parseWorkshopUrl(input: string): string | null {
   if (!hosts.has(url.hostname) || !paths.has(url.pathname)) return null;
   const ids = url.searchParams.getAll("id");
   const [id] = ids;
-  return ids.length === 1 && id !== undefined && workshopId.test(id) ? id : null;
+  return ids.length === 1 && id !== undefined && WORKSHOP_ID.test(id) && !id.startsWith("0") ? id : null;
+}
+
+/**
+ * The workshop id a mod reference names: a workshop page URL (see parseWorkshopUrl) or a bare
+ * workshop id (leading zeros dropped); null when it names none (an in-game mod id, say).
+ */
+export function workshopIdOf(reference: string): string | null {
+  const text = reference.trim();
+  const id = parseWorkshopUrl(text) ?? (WORKSHOP_ID.test(text) ? text : null);
+  return id === null ? null : id.replace(/^0+(?=\d)/, "");
 }
 
 export const workshopUrlSchema = z
