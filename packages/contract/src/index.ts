@@ -67,9 +67,11 @@ export {
   type Caller,
   type Context,
   createCallerFactory,
+  type ErrorResponseBody,
   type Meta,
   type ModpackAccess,
   type ModpackNeed,
   type ShapedIssue,
   type SuccessStatus,
+  setErrorBody,
 } from "./trpc.js";

@@ -3,6 +3,7 @@ import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
 import { noPermission, unauthorized } from "./errors.js";
 import { type MemberPermission, type Permission, type Role, roleHasPermission } from "./permissions.js";
+import type { ErrorBody } from "./schemas/errors.js";
 import type { Services } from "./services.js";
 
 /** Who is calling: resolved by the server from the session cookie or a Bearer token. */
@@ -71,6 +72,22 @@ function issuesOf(cause: unknown): ShapedIssue[] | undefined {
   }));
 }
 
+/**
+ * The body the service answers for a failed call, the same on REST and /trpc:
+ * `{ error: { message, code, issues? } }`, or `{ message }` for the 401 and the role-permission 403.
+ */
+export type ErrorResponseBody = ErrorBody | { message: string };
+
+const errorBodies = new WeakMap<TRPCError, ErrorResponseBody>();
+
+/**
+ * Records the body the server answers for an error (it describes every error in one place); a
+ * /trpc error carries it as `data.body`, so a client reads the REST body there.
+ */
+export function setErrorBody(error: TRPCError, body: ErrorResponseBody): void {
+  errorBodies.set(error, body);
+}
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
@@ -79,10 +96,11 @@ const t = initTRPC
       const issues = error.code === "BAD_REQUEST" ? issuesOf(error.cause) : undefined;
       const internal = error.code === "INTERNAL_SERVER_ERROR";
       const { stack: _stack, ...data } = shape.data;
+      const body = errorBodies.get(error);
       return {
         ...shape,
         message: internal ? "Internal server error" : issues ? "Invalid input" : shape.message,
-        data: { ...data, ...(issues ? { issues } : {}) },
+        data: { ...data, ...(issues ? { issues } : {}), ...(body ? { body } : {}) },
       };
     },
   });
