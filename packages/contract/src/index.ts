@@ -73,5 +73,5 @@ export {
   type ModpackNeed,
   type ShapedIssue,
   type SuccessStatus,
-  setErrorBody,
+  setErrorAnswer,
 } from "./trpc.js";

@@ -78,14 +78,15 @@ function issuesOf(cause: unknown): ShapedIssue[] | undefined {
  */
 export type ErrorResponseBody = ErrorBody | { message: string };
 
-const errorBodies = new WeakMap<TRPCError, ErrorResponseBody>();
+const answers = new WeakMap<TRPCError, { status: number; body: ErrorResponseBody }>();
 
 /**
- * Records the body the server answers for an error (it describes every error in one place); a
- * /trpc error carries it as `data.body`, so a client reads the REST body there.
+ * Records what the server answers for an error, where it describes every error (its status, e.g.
+ * 503 for a database outage, and its body); a /trpc error carries them as `data.httpStatus` and
+ * `data.body`, so a client reads the same body on REST and /trpc.
  */
-export function setErrorBody(error: TRPCError, body: ErrorResponseBody): void {
-  errorBodies.set(error, body);
+export function setErrorAnswer(error: TRPCError, status: number, body: ErrorResponseBody): void {
+  answers.set(error, { status, body });
 }
 
 const t = initTRPC
@@ -96,11 +97,15 @@ const t = initTRPC
       const issues = error.code === "BAD_REQUEST" ? issuesOf(error.cause) : undefined;
       const internal = error.code === "INTERNAL_SERVER_ERROR";
       const { stack: _stack, ...data } = shape.data;
-      const body = errorBodies.get(error);
+      const answer = answers.get(error);
       return {
         ...shape,
         message: internal ? "Internal server error" : issues ? "Invalid input" : shape.message,
-        data: { ...data, ...(issues ? { issues } : {}), ...(body ? { body } : {}) },
+        data: {
+          ...data,
+          ...(issues ? { issues } : {}),
+          ...(answer ? { httpStatus: answer.status, body: answer.body } : {}),
+        },
       };
     },
   });

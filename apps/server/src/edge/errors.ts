@@ -125,9 +125,10 @@ export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
   return reply.code(description.status).send(errorBody(description));
 }
 
-/** The body any error is answered with (what `sendError` sends; what a /trpc error carries as `data.body`). */
-export function errorBodyOf(error: unknown): ErrorResponseBody {
-  return errorBody(describeError(error));
+/** The status and body any error is answered with: what `sendError` sends, what a /trpc error carries. */
+export function answerOf(error: unknown): { status: number; body: ErrorResponseBody } {
+  const description = describeError(error);
+  return { status: description.status, body: errorBody(description) };
 }
 
 /** An error that answers with a status of its own (not one of the contract's typed errors). */

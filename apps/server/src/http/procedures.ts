@@ -1,9 +1,9 @@
-import { appRouter, type Context, procedureMeta, type Services, setErrorBody } from "@modpack/contract";
+import { appRouter, type Context, procedureMeta, type Services, setErrorAnswer } from "@modpack/contract";
 import type { TRPCError } from "@trpc/server";
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
-import { errorBodyOf, isDatabaseUnavailable, sendError } from "../edge/errors.js";
+import { answerOf, isDatabaseUnavailable, sendError } from "../edge/errors.js";
 import type { Authenticate } from "../edge/routes.js";
 import { BODY_LIMIT, bodyMethods } from "./hardening.js";
 import { cacheReads } from "./read-caching.js";
@@ -23,11 +23,20 @@ export async function mountTrpc(app: FastifyInstance, deps: ProcedureDependencie
       createContext: ({ req, res }) => contextOf(deps, req, res),
       responseMeta: trpcResponseMeta,
       onError({ error, req }) {
-        setErrorBody(error, errorBodyOf(error));
-        if (error.code === "INTERNAL_SERVER_ERROR") req.log.error({ err: error.cause ?? error }, "procedure failed");
+        const answer = answerOf(error);
+        setErrorAnswer(error, answer.status, answer.body);
+        logFailure(req, error);
       },
     } satisfies FastifyTRPCPluginOptions<typeof appRouter>["trpcOptions"],
   });
+}
+
+/** A procedure's unexpected failure is logged: a database outage as a warning, anything else as an error. */
+function logFailure(request: FastifyRequest, error: TRPCError): void {
+  if (error.code !== "INTERNAL_SERVER_ERROR") return;
+  const cause = error.cause ?? error;
+  if (isDatabaseUnavailable(cause)) request.log.warn({ err: cause }, "database unavailable");
+  else request.log.error({ err: cause }, "procedure failed");
 }
 
 async function contextOf(deps: ProcedureDependencies, req: FastifyRequest, res: FastifyReply): Promise<Context> {
@@ -91,11 +100,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
       const request = req as unknown as FastifyRequest;
       const response = held.get(request);
       if (response) response.failure = error;
-      if (error.code === "INTERNAL_SERVER_ERROR") {
-        const cause = error.cause ?? error;
-        if (isDatabaseUnavailable(cause)) request.log.warn({ err: cause }, "database unavailable");
-        else request.log.error({ err: cause }, "procedure failed");
-      }
+      logFailure(request, error);
     },
   });
 
