@@ -94,6 +94,7 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
 export interface Route {
   method: Method;
   path: `/${string}`;
+  permission: Access;
   config?: FastifyContextConfig;
   operation: ZodOpenApiOperationObject;
   handle(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<unknown>;
@@ -108,8 +109,10 @@ function invalidInput(error: z.ZodError): TRPCError {
 /** The body schema of an error status: 401 and the permission's 403 have fixed bodies. */
 function errorSchema(status: number, permission: boolean, declared: boolean): z.ZodType {
   if (status === 401) return unauthorizedBodySchema;
-  if (status === 403 && permission)
+  if (status === 403 && permission) {
+    // A 403 the route declares itself (a resource rule) is the general body; the role's is fixed.
     return declared ? z.xor([noPermissionBodySchema, errorBodySchema]) : noPermissionBodySchema;
+  }
   return errorBodySchema;
 }
 
@@ -168,6 +171,7 @@ export function defineRoute<
   return {
     method: definition.method,
     path: definition.path,
+    permission,
     ...(definition.config ? { config: definition.config } : {}),
     operation: operationOf(definition as unknown as RouteDefinition<AnyObject, AnyObject, Access>),
     async handle(request, reply, authenticate) {
@@ -205,7 +209,7 @@ export function routesPlugin(
   return async (app, { authenticate }) => {
     await setup?.(app);
     for (const route of routes) {
-      if (!authenticate && route.operation.security?.length) {
+      if (!authenticate && route.permission !== "public") {
         throw new Error(`${route.method} ${route.path} needs a signed-in caller: register it with \`authenticate\``);
       }
       app.route({

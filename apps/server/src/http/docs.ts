@@ -7,9 +7,29 @@ const DOCS_PREFIX = "/docs";
 
 /**
  * The service's index, its OpenAPI document and, outside production, the interactive reference
- * (`/docs`, its front-end loaded on the first request for it). `document` answers the whole document, built once.
+ * (`/docs`, its front-end loaded on the first request for it). `document` answers the whole
+ * OpenAPI document.
  */
 export function docsRoutes(config: Config, document: () => unknown): RouteModule {
+  // The reference's front-end is loaded when its pages are first asked for.
+  const scalar = lazyScalar({
+    routePrefix: DOCS_PREFIX,
+    configuration: {
+      url: "/openapi.json",
+      title: "Modpack Collection Service",
+      pageTitle: "Modpack Collection Service API",
+      withDefaultFonts: false,
+      hideClientButton: false,
+      persistAuth: true,
+      authentication: { preferredSecurityScheme: "cookieAuth" },
+      // Only this API's reference: no AI chat, no MCP, no deploy/share tools, nothing sent elsewhere.
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: "never",
+      telemetry: false,
+    },
+  });
+
   const index = defineRoute({
     method: "GET",
     path: "/",
@@ -71,25 +91,6 @@ export function docsRoutes(config: Config, document: () => unknown): RouteModule
     },
     errors: { 404: "Disabled in production" },
     handler: ({ request, reply }) => scalar(request, reply),
-  });
-
-  // The reference's front-end is loaded when its pages are first asked for.
-  const scalar = lazyScalar({
-    routePrefix: DOCS_PREFIX,
-    configuration: {
-      url: "/openapi.json",
-      title: "Modpack Collection Service",
-      pageTitle: "Modpack Collection Service API",
-      withDefaultFonts: false,
-      hideClientButton: false,
-      persistAuth: true,
-      authentication: { preferredSecurityScheme: "cookieAuth" },
-      // Only this API's reference: no AI chat, no MCP, no deploy/share tools, nothing sent elsewhere.
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: "never",
-      telemetry: false,
-    },
   });
 
   const served = config.isProduction ? [index, openApi] : [index, openApi, reference];
