@@ -5,8 +5,8 @@ import { type DestinationStream, pino } from "pino";
 import { createAuthenticate } from "./auth/authenticate.js";
 import { signInRoutes } from "./auth/oauth.js";
 import { openRevocationChannel, type RevocationChannel } from "./auth/revocations.js";
-import { signOutRoutes } from "./auth/routes.js";
 import { createSessionStore, type SessionStore } from "./auth/sessions.js";
+import { signOutRoutes } from "./auth/sign-out.js";
 import type { Config } from "./config.js";
 import { type DatabaseHandle, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
@@ -202,11 +202,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     };
     const routes: RouteModule[] = [
       loopbackRedirect(config.publicUrl),
-      signOutRoutes({ config, store: sessions, revocations: channel, endSession }),
+      signOutRoutes({ config, store: sessions, endSession }),
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
-      downloadRoutes({ authenticate, find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
+      downloadRoutes({ find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
       notificationStreamRoutes({
-        authenticate,
         notifications: services.notifications,
         maxBufferedBytes: config.limits.streamBufferBytes,
       }),

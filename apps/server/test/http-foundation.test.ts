@@ -1,6 +1,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "./support/service.js";
+import { signIn } from "./support/users.js";
 
 let service: TestService;
 
@@ -84,6 +85,117 @@ describe("error bodies", () => {
     });
     expect(response.statusCode).toBe(415);
     expect(response.json().error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+});
+
+describe("one error body on REST and /trpc", () => {
+  const missing = "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d";
+
+  /** The same failure over REST and over /trpc: the /trpc error carries the REST body as `data.body`. */
+  async function both(
+    rest: { method: "GET" | "POST"; url: string; payload?: unknown },
+    procedure: { type: "query" | "mutation"; path: string; input: unknown },
+    headers: Record<string, string>,
+  ) {
+    const viaRest = await service.app.inject({
+      method: rest.method,
+      url: rest.url,
+      headers: { ...headers, ...(rest.payload ? { "content-type": "application/json" } : {}) },
+      ...(rest.payload ? { payload: JSON.stringify(rest.payload) } : {}),
+    });
+    const query = procedure.input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(procedure.input))}`;
+    const viaTrpc = await service.app.inject(
+      procedure.type === "query"
+        ? { method: "GET", url: `/trpc/${procedure.path}${query}`, headers }
+        : {
+            method: "POST",
+            url: `/trpc/${procedure.path}`,
+            headers: { ...headers, "content-type": "application/json" },
+            payload: JSON.stringify(procedure.input),
+          },
+    );
+    const error = viaTrpc.json().error;
+    return { rest: viaRest, trpc: viaTrpc, trpcBody: error.data.body, trpcStatus: error.data.httpStatus };
+  }
+
+  it("answers a missing modpack's 404 with the same body", async () => {
+    const owner = await signIn(service);
+    const answer = await both(
+      { method: "GET", url: `/modpacks/${missing}` },
+      { type: "query", path: "modpacks.get", input: { id: missing } },
+      owner.headers,
+    );
+    expect(answer.rest.statusCode).toBe(404);
+    expect(answer.trpc.statusCode).toBe(404);
+    expect(answer.trpcStatus).toBe(404);
+    expect(answer.rest.json()).toEqual({ error: { message: expect.any(String), code: "NOT_FOUND" } });
+    expect(answer.trpcBody).toEqual(answer.rest.json());
+  });
+
+  it("answers invalid input's 400 with the same body, issues and all", async () => {
+    const owner = await signIn(service);
+    const answer = await both(
+      { method: "POST", url: "/modpacks", payload: { name: "", isPublic: false } },
+      { type: "mutation", path: "modpacks.create", input: { name: "", isPublic: false } },
+      owner.headers,
+    );
+    expect(answer.rest.statusCode).toBe(400);
+    expect(answer.trpc.statusCode).toBe(400);
+    expect(answer.rest.json().error.issues[0].path).toBe("name");
+    expect(answer.trpcBody).toEqual(answer.rest.json());
+  });
+
+  it("answers a role's missing permission (403) and a missing session (401) with the same bodies", async () => {
+    const user = await signIn(service);
+    const forbidden = await both(
+      { method: "GET", url: "/admin/users" },
+      { type: "query", path: "admin.listUsers", input: {} },
+      user.headers,
+    );
+    expect(forbidden.rest.statusCode).toBe(403);
+    expect(forbidden.trpc.statusCode).toBe(403);
+    expect(forbidden.rest.json()).toEqual({ message: "Do not have permission" });
+    expect(forbidden.trpcBody).toEqual(forbidden.rest.json());
+
+    const anonymous = await both(
+      { method: "GET", url: "/admin/users" },
+      { type: "query", path: "admin.listUsers", input: {} },
+      {},
+    );
+    expect(anonymous.rest.statusCode).toBe(401);
+    expect(anonymous.rest.json()).toEqual({ message: "Unauthorized" });
+    expect(anonymous.trpcBody).toEqual(anonymous.rest.json());
+  });
+
+  it("answers another user's private modpack (403 Access denied) with the same body", async () => {
+    const owner = await signIn(service);
+    const stranger = await signIn(service);
+    const created = await service.app.inject({
+      method: "POST",
+      url: "/modpacks",
+      headers: { ...owner.headers, "content-type": "application/json" },
+      payload: JSON.stringify({ name: "Private pack", isPublic: false }),
+    });
+    const id = created.json().id;
+    const answer = await both(
+      { method: "GET", url: `/modpacks/${id}` },
+      { type: "query", path: "modpacks.get", input: { id } },
+      stranger.headers,
+    );
+    expect(answer.rest.statusCode).toBe(403);
+    expect(answer.rest.json()).toEqual({ error: { message: "Access denied", code: "FORBIDDEN" } });
+    expect(answer.trpcBody).toEqual(answer.rest.json());
+  });
+
+  it("keeps a thrown failure's 500 body free of its cause on both", async () => {
+    const answer = await both(
+      { method: "GET", url: "/health/ready" },
+      { type: "query", path: "health.ready", input: undefined },
+      {},
+    );
+    expect(answer.rest.statusCode).toBe(500);
+    expect(answer.trpcBody).toEqual(answer.rest.json());
+    expect(JSON.stringify(answer.trpcBody)).not.toContain("hunter2");
   });
 });
 

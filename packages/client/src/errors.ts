@@ -1,4 +1,4 @@
-import { codeForStatus, type ErrorCode } from "@modpack/contract";
+import { codeForStatus, type ErrorCode, type ErrorResponseBody } from "@modpack/contract";
 import { isTRPCClientError } from "@trpc/client";
 
 /** One invalid input field: `path` is dotted (`metadata.discord`), empty for the input as a whole. */
@@ -28,6 +28,8 @@ interface ErrorData {
   code?: unknown;
   httpStatus?: unknown;
   issues?: unknown;
+  /** The service's error body, the same as the REST API answers. */
+  body?: unknown;
 }
 
 function issuesOf(value: unknown): ApiIssue[] | undefined {
@@ -76,17 +78,36 @@ export async function checkResponse<T extends Response>(response: T): Promise<T>
       .catch(() => ""),
   );
   if (Array.isArray(body)) return response;
-  const status = response.status;
+  const inner = (body as { error?: { code?: unknown } } | undefined)?.error;
+  if (typeof inner?.code === "number") return response;
+  throw new UnexpectedResponseError(
+    fromErrorBody(
+      response.status,
+      body,
+      `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
+    ),
+  );
+}
+
+/**
+ * Reads the service's error body, the same on REST and /trpc (where it is the error's
+ * `data.body`): `{ error: { message, code, issues? } }`, or `{ message }` for the 401 and the
+ * role-permission 403. Anything else (a proxy's page) gives the status alone, with `fallback` as its message.
+ */
+export function fromErrorBody(
+  status: number,
+  body: ErrorResponseBody | unknown,
+  fallback = `HTTP ${status}`,
+): ApiError {
   const outer = typeof body === "object" && body !== null ? (body as { error?: unknown; message?: unknown }) : {};
   const inner = typeof outer.error === "object" && outer.error !== null ? (outer.error as Record<string, unknown>) : {};
-  if (typeof inner.code === "number") return response;
   const message =
     (typeof inner.message === "string" && inner.message) ||
     (typeof outer.message === "string" && outer.message) ||
-    `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    fallback;
   const code = typeof inner.code === "string" ? inner.code : codeForStatus(status);
   const issues = issuesOf(inner.issues);
-  throw new UnexpectedResponseError(issues ? { status, code, message, issues } : { status, code, message });
+  return issues ? { status, code, message, issues } : { status, code, message };
 }
 
 /**
@@ -100,6 +121,7 @@ export function toApiError(error: unknown): ApiError {
     const data = (error.data ?? undefined) as ErrorData | undefined;
     if (data && typeof data.httpStatus === "number") {
       const status = data.httpStatus;
+      if (typeof data.body === "object" && data.body !== null) return fromErrorBody(status, data.body, error.message);
       const code = typeof data.code === "string" ? data.code : codeForStatus(status);
       const issues = code === "BAD_REQUEST" ? issuesOf(data.issues) : undefined;
       return issues

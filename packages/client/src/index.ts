@@ -10,6 +10,7 @@ export type {
   CreatedToken,
   ErrorBody,
   ErrorIssue,
+  ErrorResponseBody,
   ExportConfiguration,
   ExportRequested,
   ExportStatus,
@@ -44,7 +45,7 @@ export {
   type NotificationStream,
   type NotificationSubscriptionOptions,
 } from "./client.js";
-export { type ApiError, type ApiErrorCode, type ApiIssue, isApiError, toApiError } from "./errors.js";
+export { type ApiError, type ApiErrorCode, type ApiIssue, fromErrorBody, isApiError, toApiError } from "./errors.js";
 
 /** The input of every procedure: `RouterInputs["modpacks"]["create"]`. */
 export type RouterInputs = inferRouterInputs<AppRouter>;

@@ -1,7 +1,7 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { trpcUrl } from "../src/client.js";
-import { type ApiError, createClient, isApiError, toApiError } from "../src/index.js";
+import { type ApiError, createClient, fromErrorBody, isApiError, toApiError } from "../src/index.js";
 
 interface Captured {
   url: string;
@@ -92,6 +92,28 @@ describe("toApiError", () => {
       message: "Invalid input: name: Must be 3-50 characters",
       issues,
     });
+  });
+
+  it("reads the service's error body, which /trpc carries as data.body, the same way as a REST body", async () => {
+    const body = {
+      error: { message: "Service temporarily unavailable, try again shortly", code: "SERVICE_UNAVAILABLE" },
+    };
+    const { fetch } = fakeFetch(() =>
+      errorAnswer(503, { code: "INTERNAL_SERVER_ERROR", body }, "Internal server error"),
+    );
+    const client = createClient({ baseUrl: "http://localhost", fetch });
+    const viaTrpc = await failure(() => client.modpacks.create.mutate({ name: "Pack" }));
+    expect(viaTrpc).toEqual({ status: 503, code: "SERVICE_UNAVAILABLE", message: body.error.message });
+    expect(fromErrorBody(503, body)).toEqual(viaTrpc);
+
+    const issues = [{ path: "name", message: "Must be 3-50 characters" }];
+    const invalid = { error: { message: "Invalid input: name: Must be 3-50 characters", code: "BAD_REQUEST", issues } };
+    const input = fakeFetch(() => errorAnswer(400, { code: "BAD_REQUEST", issues, body: invalid }, "Invalid input"));
+    const inputError = await failure(() =>
+      createClient({ baseUrl: "http://localhost", fetch: input.fetch }).modpacks.create.mutate({ name: "x" }),
+    );
+    expect(inputError).toEqual({ status: 400, code: "BAD_REQUEST", message: invalid.error.message, issues });
+    expect(fromErrorBody(400, invalid)).toEqual(inputError);
   });
 
   it("reports a request that got no answer as a network error", async () => {

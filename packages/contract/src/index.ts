@@ -69,7 +69,9 @@ export {
   type Context,
   createCallerFactory,
   declaredStatus,
+  type ErrorResponseBody,
   type Meta,
   type ShapedIssue,
   type SuccessStatus,
+  setErrorAnswer,
 } from "./trpc.js";

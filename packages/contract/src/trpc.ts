@@ -5,6 +5,7 @@ import type { Caller, ModpackNeed } from "./access.js";
 import { noPermission, unauthorized } from "./errors.js";
 import { type Permission, roleHasPermission } from "./permissions.js";
 import type { ServiceRegistry } from "./ports.js";
+import type { ErrorBody } from "./schemas/errors.js";
 
 export interface Context {
   caller: Caller | null;
@@ -42,6 +43,23 @@ function issuesOf(cause: unknown): ShapedIssue[] | undefined {
   }));
 }
 
+/**
+ * The body the service answers for a failed call, the same on REST and /trpc:
+ * `{ error: { message, code, issues? } }`, or `{ message }` for the 401 and the role-permission 403.
+ */
+export type ErrorResponseBody = ErrorBody | { message: string };
+
+const answers = new WeakMap<TRPCError, { status: number; body: ErrorResponseBody }>();
+
+/**
+ * Records what the server answers for an error, where it describes every error (its status, e.g.
+ * 503 for a database outage, and its body); a /trpc error carries them as `data.httpStatus` and
+ * `data.body`, so a client reads the same body on REST and /trpc.
+ */
+export function setErrorAnswer(error: TRPCError, status: number, body: ErrorResponseBody): void {
+  answers.set(error, { status, body });
+}
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
@@ -50,10 +68,15 @@ const t = initTRPC
       const issues = error.code === "BAD_REQUEST" ? issuesOf(error.cause) : undefined;
       const internal = error.code === "INTERNAL_SERVER_ERROR";
       const { stack: _stack, ...data } = shape.data;
+      const answer = answers.get(error);
       return {
         ...shape,
         message: internal ? "Internal server error" : issues ? "Invalid input" : shape.message,
-        data: { ...data, ...(issues ? { issues } : {}) },
+        data: {
+          ...data,
+          ...(issues ? { issues } : {}),
+          ...(answer ? { httpStatus: answer.status, body: answer.body } : {}),
+        },
       };
     },
   });

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LRUCache } from "lru-cache";
 import type { Config } from "../config.js";
 import { httpError, sendError } from "../edge/errors.js";
-import type { RouteModule } from "../edge/routes.js";
+import { defineRoute, type RouteModule, routesPlugin } from "../edge/routes.js";
 import type { ProviderConfig } from "./providers.js";
 import { generateSecret } from "./secrets.js";
 
@@ -88,6 +88,8 @@ function field(source: unknown, name: string): string | undefined {
   const value = (source as Record<string, unknown>)[name];
   return typeof value === "string" ? value : undefined;
 }
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 interface AuthorizeRequest {
   clientId: string;
@@ -203,8 +205,8 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   const oauthError = (reply: FastifyReply, status: number, error: string) =>
     reply.code(status).header("cache-control", "no-store").send({ error });
 
-  const plugin: FastifyPluginAsync = async (app) => {
-    // The app parses JSON only; the OAuth endpoints take HTML-form bodies, in this scope alone.
+  // The app parses JSON only; the OAuth endpoints take HTML-form bodies, in this scope alone.
+  const acceptForms = (app: FastifyInstance) => {
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
@@ -212,16 +214,30 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
         done(null, Object.fromEntries(new URLSearchParams(typeof body === "string" ? body : body.toString("utf8"))));
       },
     );
+  };
 
-    app.get(`${DEV_IDP_PREFIX}/authorize`, async (request, reply) => {
+  const route = (method: "GET" | "POST", path: string, summary: string, handler: Handler) =>
+    defineRoute({
+      method,
+      path: `${DEV_IDP_PREFIX}${path}`,
+      tags: ["Development identity provider"],
+      operationId: `devIdp${method}${path.replace(/\W/g, "")}`,
+      summary,
+      description: `${summary}. Public: the development identity provider's own protocol, outside production only.`,
+      permission: "public",
+      responses: { 200: { description: summary } },
+      handler: ({ request, reply }) => handler(request, reply),
+    });
+
+  const routes = [
+    route("GET", "/authorize", "The sign-in page", async (request, reply) => {
       const authorize = readAuthorizeRequest(request.query);
       if (typeof authorize === "string") {
         return sendError(reply, httpError(400, `Invalid authorization request: ${authorize}`));
       }
       return page(reply, authorize, { name: "", email: "" });
-    });
-
-    app.post(`${DEV_IDP_PREFIX}/authorize`, async (request, reply) => {
+    }),
+    route("POST", "/authorize", "Sign in with a name and an email", async (request, reply) => {
       const authorize = readAuthorizeRequest(request.body);
       if (typeof authorize === "string") {
         return sendError(reply, httpError(400, `Invalid authorization request: ${authorize}`));
@@ -248,9 +264,8 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       target.searchParams.set("code", code);
       target.searchParams.set("state", authorize.state);
       return reply.header("cache-control", "no-store").redirect(target.toString(), 302);
-    });
-
-    app.post(`${DEV_IDP_PREFIX}/token`, async (request, reply) => {
+    }),
+    route("POST", "/token", "Exchange an authorization code for an access token", async (request, reply) => {
       const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? "");
       const credentials = basic?.[1] ? Buffer.from(basic[1], "base64").toString("utf8") : "";
       const separator = credentials.indexOf(":");
@@ -275,9 +290,8 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       return reply
         .header("cache-control", "no-store")
         .send({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
-    });
-
-    app.get(`${DEV_IDP_PREFIX}/userinfo`, async (request, reply) => {
+    }),
+    route("GET", "/userinfo", "The signed-in identity", async (request, reply) => {
       const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
       const issued = bearer ? tokens.get(bearer) : undefined;
       if (!issued) {
@@ -285,9 +299,8 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
         return oauthError(reply, 401, "invalid_token");
       }
       return reply.header("cache-control", "no-store").send(issued.identity);
-    });
-
-    app.get(`${DEV_IDP_PREFIX}/avatar.svg`, async (request, reply) => {
+    }),
+    route("GET", "/avatar.svg", "An avatar with the name's initial", async (request, reply) => {
       const name = field(request.query, "name") ?? "?";
       const initial = escapeHtml(Array.from(name.trim())[0]?.toUpperCase() ?? "?");
       const hue = createHash("sha256").update(name).digest().readUInt16BE(0) % 360;
@@ -298,9 +311,9 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
         .send(
           `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96" viewBox="0 0 96 96"><rect width="96" height="96" fill="hsl(${hue} 55% 45%)"/><text x="48" y="62" font-family="sans-serif" font-size="44" fill="#fff" text-anchor="middle">${initial}</text></svg>`,
         );
-    });
-  };
+    }),
+  ];
 
   // Its routes are the provider's own protocol, not the service's API: none is in the OpenAPI document.
-  return { provider, routes: { plugin, paths: {} } };
+  return { provider, routes: { plugin: routesPlugin(routes, acceptForms), paths: {} } };
 }

@@ -9,11 +9,12 @@ import {
   UnexpectedErrorResponseBodyError,
   UnexpectedResponseError,
 } from "arctic";
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { sendError } from "../edge/errors.js";
-import type { OpenApiPaths, RouteModule } from "../edge/routes.js";
+import { defineRoute, firstValue, type RouteModule, routeModule } from "../edge/routes.js";
 import { acceptInvitations } from "../services/members.js";
 import { upsertSignedInUser } from "./accounts.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
@@ -260,12 +261,6 @@ async function fetchProfile(provider: ProviderConfig, accessToken: string): Prom
   return profile;
 }
 
-function firstString(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (Array.isArray(value) && typeof value[0] === "string") return value[0];
-  return undefined;
-}
-
 export interface OAuthRouteDependencies extends SignInDependencies {
   provider: ProviderSource;
 }
@@ -289,11 +284,34 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
     return sendError(reply, error);
   };
 
-  const plugin: FastifyPluginAsync = async (app) => {
-    app.get("/auth/idp", async (request, reply) => {
+  const start = defineRoute({
+    method: "GET",
+    path: "/auth/idp",
+    tags: ["Sign-in"],
+    operationId: "startSignIn",
+    summary: "Start signing in",
+    description:
+      "Starts the OAuth 2.0 authorization-code flow with PKCE (S256): answers 302 to the identity provider's authorization URL with `response_type=code`, `client_id`, `redirect_uri` (`<PUBLIC_URL>/auth/idp/callback`), `scope`, `state`, `code_challenge` and `code_challenge_method=S256`, and keeps the state, the code verifier and `redirectTo` in a signed, HttpOnly, 10-minute cookie (`svcauth.oauth_state`, `Path=/auth`, `SameSite=Lax`). Open it in a browser. Without a configured provider (and outside production) the built-in development identity provider under `/dev-idp/` is used. Public.",
+    permission: "public",
+    query: z.object({
+      // An unusable target is ignored (the browser lands on `/`), never refused.
+      redirectTo: firstValue(z.string().max(2048).optional())
+        .catch(undefined)
+        .meta({
+          description:
+            "Where to send the browser after signing in: a path on this service (starting with a single `/`) or an absolute URL on PUBLIC_URL's origin or one of ORIGIN_ALLOWED. Anything else is ignored (the browser lands on `/`).",
+          param: { example: "https://app.example.com/modpacks" },
+        }),
+    }),
+    responses: {
+      302: {
+        description: "Redirect to the identity provider's authorization page; sets the `svcauth.oauth_state` cookie.",
+        headers: z.object({ Location: z.url().meta({ description: "The provider's authorization URL" }) }),
+      },
+    },
+    async handler({ request, reply, query }) {
       const provider = deps.provider(request);
-      const query = request.query as Record<string, unknown>;
-      const redirectTo = safeRedirectTarget(firstString(query.redirectTo), config) ?? null;
+      const redirectTo = safeRedirectTarget(query.redirectTo, config) ?? null;
       const state = generateState();
       const codeVerifier = generateCodeVerifier();
       const client = new OAuth2Client(provider.clientId, provider.clientSecret, redirectUri);
@@ -316,13 +334,46 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
       });
       reply.header("cache-control", "no-store");
       return reply.redirect(url.toString(), 302);
-    });
+    },
+  });
 
-    app.get(CALLBACK_PATH, async (request, reply) => {
+  const callback = defineRoute({
+    method: "GET",
+    path: CALLBACK_PATH,
+    tags: ["Sign-in"],
+    operationId: "completeSignIn",
+    summary: "Complete signing in (OAuth callback)",
+    description:
+      "The identity provider sends the browser here. Checks `state` against the `svcauth.oauth_state` cookie, exchanges `code` at the provider's token URL (form POST with the PKCE `code_verifier` and HTTP Basic client credentials), reads the user from the userinfo URL, creates the user on the first sign-in and refreshes name, email and image on every one (a verified email listed in ADMIN_EMAILS gets role `admin`), creates a session, sets the `svcauth.session_token` cookie (HttpOnly, Path=/, Max-Age=300) and answers 302 to `redirectTo` or `/`. On any failure no session is created. Public.",
+    permission: "public",
+    query: z.object({
+      code: firstValue(z.string().optional()).meta({ description: "The authorization code from the provider." }),
+      state: firstValue(z.string().optional()).meta({
+        description: "The state sent to the provider by `GET /auth/idp`.",
+      }),
+      error: firstValue(z.string().optional()).meta({
+        description: "Set by the provider when the sign-in was refused, e.g. `access_denied`.",
+      }),
+    }),
+    responses: {
+      302: {
+        description: "Signed in: the session cookie is set and the browser goes to `redirectTo` or `/`.",
+        headers: z.object({
+          Location: z.string().meta({ description: "`redirectTo` or `/`" }),
+          "Set-Cookie": z.string().meta({
+            description: "`svcauth.session_token=<token>; Max-Age=300; Path=/; HttpOnly; SameSite=Lax`",
+          }),
+        }),
+      },
+    },
+    errors: {
+      400: "The caller's fault, no session created: consent refused at the provider (`?error=access_denied`), a missing, expired or forged state, no state cookie, a missing code, or a code the provider rejects as invalid or used (`invalid_grant`).",
+      502: "The identity provider failed, no session created: its token or userinfo endpoint answered an error status, could not be reached, timed out (10 s), or answered something other than the expected JSON.",
+    },
+    async handler({ request, reply, query }) {
       reply.header("cache-control", "no-store");
       reply.header("referrer-policy", "no-referrer");
-      const query = request.query as Record<string, unknown>;
-      const denied = firstString(query.error);
+      const denied = query.error;
       if (denied !== undefined) {
         const code = /^[a-z_]{1,64}$/.test(denied) ? denied : "error";
         return fail(
@@ -350,7 +401,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
           ),
         );
       }
-      const state = firstString(query.state);
+      const state = query.state;
       if (!state || !sameSecret(state, pending.state)) {
         return fail(
           request,
@@ -358,7 +409,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
           new SignInError(400, "The sign-in state does not match; start again at /auth/idp", "state mismatch"),
         );
       }
-      const code = firstString(query.code);
+      const code = query.code;
       if (!code) {
         return fail(
           request,
@@ -385,97 +436,8 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
       reply.setCookie(SESSION_COOKIE, session.token, sessionCookie);
       request.log.info({ userId, provider: provider.name }, "signed in");
       return reply.redirect(safeRedirectTarget(pending.redirectTo, config) ?? "/", 302);
-    });
-  };
+    },
+  });
 
-  return { plugin, paths: signInPaths };
+  return routeModule([start, callback]);
 }
-
-const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
-
-const signInPaths: OpenApiPaths = {
-  "/auth/idp": {
-    get: {
-      tags: ["Sign-in"],
-      operationId: "startSignIn",
-      summary: "Start signing in",
-      description:
-        "Starts the OAuth 2.0 authorization-code flow with PKCE (S256): answers 302 to the identity provider's authorization URL with `response_type=code`, `client_id`, `redirect_uri` (`<PUBLIC_URL>/auth/idp/callback`), `scope`, `state`, `code_challenge` and `code_challenge_method=S256`, and keeps the state, the code verifier and `redirectTo` in a signed, HttpOnly, 10-minute cookie (`svcauth.oauth_state`, `Path=/auth`, `SameSite=Lax`). Open it in a browser. Without a configured provider (and outside production) the built-in development identity provider under `/dev-idp/` is used. Public.",
-      security: [],
-      parameters: [
-        {
-          name: "redirectTo",
-          in: "query",
-          required: false,
-          description:
-            "Where to send the browser after signing in: a path on this service (starting with a single `/`) or an absolute URL on PUBLIC_URL's origin or one of ORIGIN_ALLOWED. Anything else is ignored (the browser lands on `/`).",
-          schema: { type: "string", maxLength: 2048 },
-          example: "https://app.example.com/modpacks",
-        },
-      ],
-      responses: {
-        "302": {
-          description: "Redirect to the identity provider's authorization page; sets the `svcauth.oauth_state` cookie.",
-          headers: {
-            Location: { description: "The provider's authorization URL", schema: { type: "string", format: "uri" } },
-          },
-        },
-      },
-    },
-  },
-  [CALLBACK_PATH]: {
-    get: {
-      tags: ["Sign-in"],
-      operationId: "completeSignIn",
-      summary: "Complete signing in (OAuth callback)",
-      description:
-        "The identity provider sends the browser here. Checks `state` against the `svcauth.oauth_state` cookie, exchanges `code` at the provider's token URL (form POST with the PKCE `code_verifier` and HTTP Basic client credentials), reads the user from the userinfo URL, creates the user on the first sign-in and refreshes name, email and image on every one (a verified email listed in ADMIN_EMAILS gets role `admin`), creates a session, sets the `svcauth.session_token` cookie (HttpOnly, Path=/, Max-Age=300) and answers 302 to `redirectTo` or `/`. On any failure no session is created. Public.",
-      security: [],
-      parameters: [
-        {
-          name: "code",
-          in: "query",
-          required: false,
-          description: "The authorization code from the provider.",
-          schema: { type: "string" },
-        },
-        {
-          name: "state",
-          in: "query",
-          required: false,
-          description: "The state sent to the provider by `GET /auth/idp`.",
-          schema: { type: "string" },
-        },
-        {
-          name: "error",
-          in: "query",
-          required: false,
-          description: "Set by the provider when the sign-in was refused, e.g. `access_denied`.",
-          schema: { type: "string" },
-        },
-      ],
-      responses: {
-        "302": {
-          description: "Signed in: the session cookie is set and the browser goes to `redirectTo` or `/`.",
-          headers: {
-            Location: { description: "`redirectTo` or `/`", schema: { type: "string" } },
-            "Set-Cookie": {
-              description: "`svcauth.session_token=<token>; Max-Age=300; Path=/; HttpOnly; SameSite=Lax`",
-              schema: { type: "string" },
-            },
-          },
-        },
-        "400": {
-          description:
-            "The caller's fault, no session created: consent refused at the provider (`?error=access_denied`), a missing, expired or forged state, no state cookie, a missing code, or a code the provider rejects as invalid or used (`invalid_grant`).",
-          content: errorContent,
-        },
-        "502": {
-          description:
-            "The identity provider failed, no session created: its token or userinfo endpoint answered an error status, could not be reached, timed out (10 s), or answered something other than the expected JSON.",
-          content: errorContent,
-        },
-      },
-    },
-  },
-};

@@ -1,4 +1,4 @@
-import { codeForStatus, messages, retryAfterOf } from "@modpack/contract";
+import { codeForStatus, type ErrorResponseBody, messages, retryAfterOf } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { FastifyReply } from "fastify";
@@ -20,7 +20,7 @@ export interface ErrorDescription {
  * `{ message }`; everything else is
  * `{ error: { message, code, issues? } }`. Server-side failures never carry their cause.
  */
-export function errorBody(error: ErrorDescription): Record<string, unknown> {
+export function errorBody(error: ErrorDescription): ErrorResponseBody {
   if (error.status === 401) return { message: messages.unauthorized };
   if (error.status === 403 && error.message === messages.noPermission) return { message: messages.noPermission };
   const code = error.code ?? codeForStatus(error.status);
@@ -120,15 +120,15 @@ export function describeError(error: unknown): ErrorDescription & { retryAfter?:
  * when to try again, and the body of `errorBody`.
  */
 export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
-  return reply.send(prepareError(reply, error));
-}
-
-/** Sets the status and `Retry-After` of an error's reply and answers its body (for hooks that rewrite a payload). */
-export function prepareError(reply: FastifyReply, error: unknown): Record<string, unknown> {
   const description = describeError(error);
   if (description.retryAfter !== undefined) reply.header("retry-after", String(description.retryAfter));
-  reply.code(description.status);
-  return errorBody(description);
+  return reply.code(description.status).send(errorBody(description));
+}
+
+/** The status and body any error is answered with: what `sendError` sends, what a /trpc error carries. */
+export function answerOf(error: unknown): { status: number; body: ErrorResponseBody } {
+  const description = describeError(error);
+  return { status: description.status, body: errorBody(description) };
 }
 
 /** An error that answers with a status of its own (not one of the contract's typed errors). */

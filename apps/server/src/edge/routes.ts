@@ -1,6 +1,23 @@
-import type { Caller } from "@modpack/contract";
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import type { ZodOpenApiPathsObject } from "zod-openapi";
+import {
+  type Caller,
+  errorBodySchema,
+  noPermission,
+  noPermissionBodySchema,
+  type Permission,
+  roleHasPermission,
+  unauthorized,
+  unauthorizedBodySchema,
+} from "@modpack/contract";
+import { TRPCError } from "@trpc/server";
+import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type {
+  ZodOpenApiHeadersObject,
+  ZodOpenApiOperationObject,
+  ZodOpenApiPathsObject,
+  ZodOpenApiResponsesObject,
+} from "zod-openapi";
+import { sendError } from "./errors.js";
 
 /** The name of the session cookie, set by sign-in and read by every request. */
 export const SESSION_COOKIE = "svcauth.session_token";
@@ -11,8 +28,215 @@ export type OpenApiPaths = ZodOpenApiPathsObject;
 /** Resolves the caller of a request from its credentials; may refresh the session cookie on the reply. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<Caller | null>;
 
-/** Plain Fastify routes (sign-in, redirects, downloads, streams) with their OpenAPI paths. */
+/** What the app hands every route module when it registers it (routes that are all public need nothing). */
+export interface RouteModuleOptions {
+  authenticate?: Authenticate;
+}
+
+/** Plain Fastify routes (sign-in, redirects, downloads, streams, docs) with their OpenAPI paths. */
 export interface RouteModule {
-  plugin: FastifyPluginAsync;
+  plugin: FastifyPluginAsync<RouteModuleOptions>;
   paths: OpenApiPaths;
+}
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** A response of a route: what it means, its headers (a zod object) and its body's schema per media type. */
+export interface RouteResponse {
+  description: string;
+  headers?: ZodOpenApiHeadersObject;
+  content?: Record<string, { schema: z.ZodType; example?: unknown }>;
+}
+
+type Access = Permission | "public";
+
+/** What a route's handler gets: the request, its reply, the caller (none on public routes) and the parsed input. */
+export interface RouteContext<Params, Query, RouteAccess extends Access> {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  caller: RouteAccess extends "public" ? null : Caller;
+  params: Params;
+  query: Query;
+}
+
+type AnyObject = z.ZodObject;
+
+export interface RouteDefinition<Params extends AnyObject, Query extends AnyObject, RouteAccess extends Access> {
+  method: Method;
+  /** The path as the document writes it, parameters in braces: `/modpacks/export/{exportId}/download`. */
+  path: `/${string}`;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  /** What the route does and who may call it; a permission's requirement is appended. */
+  description: string;
+  /**
+   * The role permission the route needs (a signed-in caller whose role holds it, checked before
+   * anything else), or `public`: anyone, and the pipeline reads no credentials.
+   */
+  permission: RouteAccess;
+  /** A public route that reads a session itself when one is sent: documented with optional credentials. */
+  optionalSession?: boolean;
+  params?: Params;
+  query?: Query;
+  /** The success and redirect responses, by status. */
+  responses: Record<number, RouteResponse>;
+  /**
+   * The error statuses the route answers, with what each means; each has the service's error body.
+   * 401 and the permission's 403 are implied by `permission`; a description here replaces theirs.
+   */
+  errors?: Record<number, string>;
+  config?: FastifyContextConfig;
+  handler(context: RouteContext<z.output<Params>, z.output<Query>, RouteAccess>): Promise<unknown>;
+}
+
+/** A declared route: its Fastify registration and its OpenAPI operation. */
+export interface Route {
+  method: Method;
+  path: `/${string}`;
+  permission: Access;
+  config?: FastifyContextConfig;
+  operation: ZodOpenApiOperationObject;
+  handle(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<unknown>;
+}
+
+const signedIn: Record<string, string[]>[] = [{ cookieAuth: [] }, { bearerAuth: [] }];
+
+function invalidInput(error: z.ZodError): TRPCError {
+  return new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: error });
+}
+
+/** The body schema of an error status: 401 and the permission's 403 have fixed bodies. */
+function errorSchema(status: number, permission: boolean, declared: boolean): z.ZodType {
+  if (status === 401) return unauthorizedBodySchema;
+  if (status === 403 && permission) {
+    // A 403 the route declares itself (a resource rule) is the general body; the role's is fixed.
+    return declared ? z.xor([noPermissionBodySchema, errorBodySchema]) : noPermissionBodySchema;
+  }
+  return errorBodySchema;
+}
+
+function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>): ZodOpenApiOperationObject {
+  const { permission } = definition;
+  const needsPermission = permission !== "public";
+  const descriptions: Record<number, string> = needsPermission
+    ? {
+        401: "No valid session cookie or Bearer token.",
+        403: `The caller's role lacks \`${permission}\`.`,
+        ...definition.errors,
+      }
+    : { ...definition.errors };
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, response] of Object.entries(definition.responses)) {
+    responses[status as `2${string}`] = {
+      description: response.description,
+      ...(response.headers ? { headers: response.headers } : {}),
+      ...(response.content ? { content: response.content } : {}),
+    };
+  }
+  for (const [status, description] of Object.entries(descriptions)) {
+    const schema = errorSchema(Number(status), needsPermission, definition.errors?.[Number(status)] !== undefined);
+    responses[status as `4${string}`] = { description, content: { "application/json": { schema } } };
+  }
+  const requestParams = {
+    ...(definition.params ? { path: definition.params } : {}),
+    ...(definition.query ? { query: definition.query } : {}),
+  };
+  return {
+    tags: definition.tags,
+    operationId: definition.operationId,
+    summary: definition.summary,
+    description: needsPermission
+      ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
+      : definition.description,
+    ...(needsPermission ? { "x-permission": permission } : {}),
+    security: needsPermission ? signedIn : definition.optionalSession ? [...signedIn, {}] : [],
+    ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
+    responses,
+  };
+}
+
+/**
+ * Declares a plain Fastify route the way procedures are declared: its path, who may call it, its
+ * zod params and query, and its responses. The route runs the procedures' steps in their order
+ * (authenticate → permission → parse params and query, a 400 with the issues) before its handler,
+ * answers every refusal through `sendError`, and generates its own OpenAPI operation.
+ */
+export function defineRoute<
+  RouteAccess extends Access,
+  Params extends AnyObject = AnyObject,
+  Query extends AnyObject = AnyObject,
+>(definition: RouteDefinition<Params, Query, RouteAccess>): Route {
+  const { permission } = definition;
+  return {
+    method: definition.method,
+    path: definition.path,
+    permission,
+    ...(definition.config ? { config: definition.config } : {}),
+    operation: operationOf(definition as unknown as RouteDefinition<AnyObject, AnyObject, Access>),
+    async handle(request, reply, authenticate) {
+      let caller: Caller | null = null;
+      if (permission !== "public") {
+        caller = await authenticate(request, reply);
+        if (!caller) return sendError(reply, unauthorized());
+        if (!roleHasPermission(caller.role, permission)) return sendError(reply, noPermission());
+      }
+      const params = (definition.params ?? z.object({})).safeParse(request.params ?? {});
+      if (!params.success) return sendError(reply, invalidInput(params.error));
+      const query = (definition.query ?? z.object({})).safeParse(request.query ?? {});
+      if (!query.success) return sendError(reply, invalidInput(query.error));
+      return definition.handler({
+        request,
+        reply,
+        caller: caller as RouteContext<unknown, unknown, RouteAccess>["caller"],
+        params: params.data as z.output<Params>,
+        query: query.data as z.output<Query>,
+      });
+    },
+  };
+}
+
+/** The Fastify form of a document path: `{exportId}` becomes `:exportId`. */
+function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+/** Registers routes (and whatever else their scope needs first, such as a body parser) as one plugin. */
+export function routesPlugin(
+  routes: Route[],
+  setup?: (app: FastifyInstance) => void | Promise<void>,
+): FastifyPluginAsync<RouteModuleOptions> {
+  return async (app, { authenticate }) => {
+    await setup?.(app);
+    for (const route of routes) {
+      if (!authenticate && route.permission !== "public") {
+        throw new Error(`${route.method} ${route.path} needs a signed-in caller: register it with \`authenticate\``);
+      }
+      app.route({
+        method: route.method,
+        url: fastifyPath(route.path),
+        ...(route.config ? { config: route.config } : {}),
+        handler: (request, reply) => route.handle(request, reply, authenticate ?? (async () => null)),
+      });
+    }
+  };
+}
+
+/** The OpenAPI `paths` entries of routes. */
+export function routePaths(routes: Route[]): OpenApiPaths {
+  const paths: OpenApiPaths = {};
+  for (const route of routes) {
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: route.operation };
+  }
+  return paths;
+}
+
+/** Routes served and documented together. */
+export function routeModule(routes: Route[], setup?: (app: FastifyInstance) => void | Promise<void>): RouteModule {
+  return { plugin: routesPlugin(routes, setup), paths: routePaths(routes) };
+}
+
+/** A query parameter read as its first value when it is repeated (`?code=a&code=b` reads `a`). */
+export function firstValue<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (Array.isArray(value) ? value[0] : value), schema);
 }

@@ -1,13 +1,9 @@
-import { type Caller, type GameVersion, noPermission, roleHasPermission, unauthorized, uuid } from "@modpack/contract";
-import { TRPCError } from "@trpc/server";
+import { type Caller, type GameVersion, uuid } from "@modpack/contract";
 import { create as contentDisposition } from "content-disposition";
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { z } from "zod";
-import { sendError } from "../edge/errors.js";
-import type { Authenticate, RouteModule } from "../edge/routes.js";
+import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 
 export interface DownloadRouteDependencies {
-  authenticate: Authenticate;
   /**
    * A completed export the caller may see, without its file: a validator of the file's content and
    * how to read it. Throws the contract's typed errors.
@@ -21,14 +17,6 @@ export interface ServerFile {
   version: GameVersion;
   content: string;
 }
-
-/** Answers a typed error the way the REST procedures do; anything else goes to the app's error handler. */
-function sendTypedError(reply: FastifyReply, error: unknown): FastifyReply {
-  if (!(error instanceof TRPCError) || error.code === "INTERNAL_SERVER_ERROR") throw error;
-  return sendError(reply, error);
-}
-
-const downloadParams = z.object({ exportId: uuid });
 
 /** Characters no file name may hold on common systems: path separators, reserved ones and controls. */
 const UNSAFE_FILE_NAME = /[\p{Cc}/\\:*?"<>|]+/gu;
@@ -46,102 +34,59 @@ export function attachmentHeader(file: { fileName: string; modpackName: string; 
 
 /** `GET /modpacks/export/{exportId}/download`: the generated server file as an attachment. */
 export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
-  const plugin: FastifyPluginAsync = async (app) => {
-    app.get<{ Params: { exportId: string } }>("/modpacks/export/:exportId/download", async (request, reply) => {
-      const caller = await deps.authenticate(request, reply);
-      if (!caller) return sendError(reply, unauthorized());
-      if (!roleHasPermission(caller.role, "modpack.export")) return sendError(reply, noPermission());
-      const params = downloadParams.safeParse(request.params);
-      if (!params.success) {
-        return sendError(reply, new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: params.error }));
+  const download = defineRoute({
+    method: "GET",
+    path: "/modpacks/export/{exportId}/download",
+    tags: ["Server files"],
+    operationId: "downloadServerFile",
+    summary: "Download a server file",
+    description:
+      "The generated `servertest.ini` of a completed export, as an attachment named `<modpack-slug>-<version>.ini` (`text/plain; charset=utf-8`). The requester may always download it; anyone else must be able to read the modpack (its owner, a member, or anyone when it is public). 409 while the export is `pending` or `running`, and when it `failed` (the message says why).",
+    permission: "modpack.export",
+    params: z.object({
+      exportId: uuid.meta({ description: "The `exportId` answered by `POST /modpacks/{id}/server-file`." }),
+    }),
+    responses: {
+      200: {
+        description: "The server file.",
+        headers: z.object({
+          "Content-Disposition": z.string().meta({
+            description:
+              "`attachment; filename=\"<modpack-slug>-<version>.ini\"`, plus `filename*=UTF-8''<modpack name>-<version>.ini` when the modpack's name is not plain ASCII (RFC 6266)",
+          }),
+        }),
+        content: {
+          "text/plain": {
+            schema: z.string(),
+            example:
+              "# Modpack Collection Service\n# Modpack: My pack (0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d)\n# Game version: 41x\n# Generated: 2026-11-21T12:00:00.000Z\nMods=Brita;Brita_2\nWorkshopItems=2200148440\nMap=Muldraugh, KY\n",
+          },
+        },
+      },
+    },
+    errors: {
+      400: "`exportId` is not a UUID (the body lists the issues).",
+      403: "The role lacks `modpack.export` (`Do not have permission`), or the caller is neither the requester nor allowed to read the modpack (`Access denied`).",
+      404: "No such export, or its modpack is archived and the caller is neither its owner nor the requester.",
+      409: "The file is not ready yet, or it could not be generated.",
+      500: "An unexpected failure; the body never carries its cause.",
+    },
+    async handler({ request, reply, caller, params }) {
+      const found = await deps.find(caller, params.exportId);
+      // A completed export's file never changes: 304 from the export's row alone, the file unread.
+      const etag = `"${found.validator}"`;
+      reply.header("etag", etag);
+      if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+        return reply.code(304).header("cache-control", "private, no-store").send();
       }
-      let file: ServerFile;
-      try {
-        const found = await deps.find(caller, params.data.exportId);
-        // A completed export's file never changes: 304 from the export's row alone, the file unread.
-        const etag = `"${found.validator}"`;
-        reply.header("etag", etag);
-        if (request.headers["if-none-match"]?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
-          return reply.code(304).header("cache-control", "private, no-store").send();
-        }
-        file = await found.file();
-      } catch (error) {
-        return sendTypedError(reply, error);
-      }
+      const file = await found.file();
       return reply
         .code(200)
         .header("content-type", "text/plain; charset=utf-8")
         .header("content-disposition", attachmentHeader(file))
         .header("cache-control", "private, no-store")
         .send(file.content);
-    });
-  };
-
-  const errorResponse = (description: string, ref = "#/components/schemas/Error") => ({
-    description,
-    content: { "application/json": { schema: { $ref: ref } } },
-  });
-
-  return {
-    plugin,
-    paths: {
-      "/modpacks/export/{exportId}/download": {
-        get: {
-          tags: ["Server files"],
-          operationId: "downloadServerFile",
-          summary: "Download a server file",
-          description:
-            "The generated `servertest.ini` of a completed export, as an attachment named `<modpack-slug>-<version>.ini` (`text/plain; charset=utf-8`). The requester may always download it; anyone else must be able to read the modpack (its owner, a member, or anyone when it is public). 409 while the export is `pending` or `running`, and when it `failed` (the message says why).\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds `modpack.export`.",
-          "x-permission": "modpack.export",
-          security: [{ cookieAuth: [] }, { bearerAuth: [] }],
-          parameters: [
-            {
-              name: "exportId",
-              in: "path",
-              required: true,
-              description: "The `exportId` answered by `POST /modpacks/{id}/server-file`.",
-              schema: { type: "string", format: "uuid" },
-            },
-          ],
-          responses: {
-            "200": {
-              description: "The server file.",
-              headers: {
-                "Content-Disposition": {
-                  description:
-                    "`attachment; filename=\"<modpack-slug>-<version>.ini\"`, plus `filename*=UTF-8''<modpack name>-<version>.ini` when the modpack's name is not plain ASCII (RFC 6266)",
-                  schema: { type: "string" },
-                },
-              },
-              content: {
-                "text/plain": {
-                  schema: { type: "string" },
-                  example:
-                    "# Modpack Collection Service\n# Modpack: My pack (0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d)\n# Game version: 41x\n# Generated: 2026-11-21T12:00:00.000Z\nMods=Brita;Brita_2\nWorkshopItems=2200148440\nMap=Muldraugh, KY\n",
-                },
-              },
-            },
-            "400": errorResponse("`exportId` is not a UUID (the body lists the issues)."),
-            "401": errorResponse("No valid session cookie or Bearer token.", "#/components/schemas/Unauthorized"),
-            "403": {
-              description:
-                "The role lacks `modpack.export` (`Do not have permission`), or the caller is neither the requester nor allowed to read the modpack (`Access denied`).",
-              content: {
-                "application/json": {
-                  schema: {
-                    oneOf: [{ $ref: "#/components/schemas/NoPermission" }, { $ref: "#/components/schemas/Error" }],
-                  },
-                },
-              },
-            },
-            "404": errorResponse(
-              "No such export, or its modpack is archived and the caller is neither its owner nor the requester.",
-            ),
-            "409": errorResponse("The file is not ready yet, or it could not be generated."),
-            "500": errorResponse("An unexpected failure; the body never carries its cause."),
-          },
-        },
-      },
     },
-  };
+  });
+  return routeModule([download]);
 }

@@ -1,21 +1,18 @@
 import type { FastifyApiReferenceOptions } from "@scalar/fastify-api-reference";
-import Fastify, {
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyReply,
-  type FastifyRequest,
-} from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 
 /** Hop-by-hop and length headers the outer reply sets itself. */
 const notForwarded = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
 
 /**
- * Scalar's docs plugin, loaded on the first request under its prefix rather than at start-up: its
+ * Scalar's docs, loaded on the first request under their prefix rather than at start-up: its
  * module embeds the whole docs front-end (4 MB of JavaScript; about 85 MB of memory and 0.2 s of
- * CPU to load), which a server nobody browses never needs. The routes stay the plugin's own: a
- * private Fastify instance serves them and the outer routes forward each request to it.
+ * CPU to load), which a server nobody browses never needs. The pages stay the plugin's own: a
+ * private Fastify instance serves them and the answered handler forwards each request to it.
  */
-export const lazyScalar: FastifyPluginAsync<FastifyApiReferenceOptions> = async (app, options) => {
+export function lazyScalar(
+  options: FastifyApiReferenceOptions,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   let docs: Promise<FastifyInstance> | undefined;
   const load = async () => {
     const { default: scalar } = await import("@scalar/fastify-api-reference");
@@ -24,7 +21,7 @@ export const lazyScalar: FastifyPluginAsync<FastifyApiReferenceOptions> = async 
     await inner.ready();
     return inner;
   };
-  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+  return async (request, reply) => {
     docs ??= load().catch((error: unknown) => {
       docs = undefined;
       throw error;
@@ -41,7 +38,4 @@ export const lazyScalar: FastifyPluginAsync<FastifyApiReferenceOptions> = async 
     }
     return reply.send(response.rawPayload);
   };
-  const prefix = options.routePrefix ?? "/reference";
-  app.get(prefix, forward);
-  app.get(`${prefix}/*`, forward);
-};
+}

@@ -1,7 +1,6 @@
-import { noPermission, roleHasPermission, type Services, unauthorized } from "@modpack/contract";
-import type { FastifyPluginAsync } from "fastify";
-import { sendError } from "../edge/errors.js";
-import type { Authenticate, RouteModule } from "../edge/routes.js";
+import type { Services } from "@modpack/contract";
+import { z } from "zod";
+import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -11,16 +10,33 @@ const HEARTBEAT_MS = 15_000;
  * is the Notification JSON; a comment line every 15 s keeps proxies from closing the connection.
  */
 export function notificationStreamRoutes(deps: {
-  authenticate: Authenticate;
   notifications: Services["notifications"];
   /** A client that leaves more than this many bytes unread is dropped. */
   maxBufferedBytes: number;
 }): RouteModule {
-  const plugin: FastifyPluginAsync = async (app) => {
-    app.get("/notifications/stream", { config: { longLived: true } }, async (request, reply) => {
-      const caller = await deps.authenticate(request, reply);
-      if (!caller) return sendError(reply, unauthorized());
-      if (!roleHasPermission(caller.role, "notification.read")) return sendError(reply, noPermission());
+  const stream = defineRoute({
+    method: "GET",
+    path: "/notifications/stream",
+    tags: ["Notifications"],
+    operationId: "streamNotifications",
+    summary: "Stream your new notifications (SSE)",
+    description:
+      "Server-Sent Events: each notification created for you from now on arrives as an event named `notification` whose `data` is the Notification JSON, within moments of the change that caused it, from whichever server instance made it. A comment line is sent every 15 s. Browsers can use `new EventSource(url, { withCredentials: true })`; TypeScript clients get the same through the typed client's `onNotification`.",
+    permission: "notification.read",
+    config: { longLived: true },
+    responses: {
+      200: {
+        description: "An endless event stream",
+        content: {
+          "text/event-stream": {
+            schema: z.string(),
+            example:
+              'id: 0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d\nevent: notification\ndata: {"id":"0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d","title":"Server file ready",...}\n\n',
+          },
+        },
+      },
+    },
+    async handler({ request, reply, caller }) {
       const abort = new AbortController();
       request.raw.on("close", () => abort.abort());
       // Subscribed before the client sees the stream open, so nothing created after that is missed.
@@ -53,42 +69,7 @@ export function notificationStreamRoutes(deps: {
         clearInterval(heartbeat);
         raw.end();
       }
-    });
-  };
-  return {
-    plugin,
-    paths: {
-      "/notifications/stream": {
-        get: {
-          tags: ["Notifications"],
-          operationId: "streamNotifications",
-          summary: "Stream your new notifications (SSE)",
-          description:
-            "Server-Sent Events: each notification created for you from now on arrives as an event named `notification` whose `data` is the Notification JSON, within moments of the change that caused it, from whichever server instance made it. A comment line is sent every 15 s. Browsers can use `new EventSource(url, { withCredentials: true })`; TypeScript clients get the same through the typed client's `onNotification`.\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds `notification.read`.",
-          "x-permission": "notification.read",
-          security: [{ cookieAuth: [] }, { bearerAuth: [] }],
-          responses: {
-            "200": {
-              description: "An endless event stream",
-              content: {
-                "text/event-stream": {
-                  schema: { type: "string" },
-                  example:
-                    'id: 0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d\nevent: notification\ndata: {"id":"0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d","title":"Server file ready",...}\n\n',
-                },
-              },
-            },
-            "401": {
-              description: "No valid session cookie or Bearer token.",
-              content: { "application/json": { schema: { $ref: "#/components/schemas/Unauthorized" } } },
-            },
-            "403": {
-              description: "The caller's role lacks `notification.read`.",
-              content: { "application/json": { schema: { $ref: "#/components/schemas/NoPermission" } } },
-            },
-          },
-        },
-      },
     },
-  };
+  });
+  return routeModule([stream]);
 }

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import type { Config } from "../config.js";
+import { defineRoute, type RouteModule, routePaths, routesPlugin } from "../edge/routes.js";
+import { lazyScalar } from "./lazy-docs.js";
+
+const DOCS_PREFIX = "/docs";
+
+/**
+ * The service's index, its OpenAPI document and, outside production, the interactive reference
+ * (`/docs`, its front-end loaded on the first request for it). `document` answers the whole
+ * OpenAPI document.
+ */
+export function docsRoutes(config: Config, document: () => unknown): RouteModule {
+  // The reference's front-end is loaded when its pages are first asked for.
+  const scalar = lazyScalar({
+    routePrefix: DOCS_PREFIX,
+    configuration: {
+      url: "/openapi.json",
+      title: "Modpack Collection Service",
+      pageTitle: "Modpack Collection Service API",
+      withDefaultFonts: false,
+      hideClientButton: false,
+      persistAuth: true,
+      authentication: { preferredSecurityScheme: "cookieAuth" },
+      // Only this API's reference: no AI chat, no MCP, no deploy/share tools, nothing sent elsewhere.
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: "never",
+      telemetry: false,
+    },
+  });
+
+  const index = defineRoute({
+    method: "GET",
+    path: "/",
+    tags: ["Documentation"],
+    operationId: "getIndex",
+    summary: "Service index",
+    description:
+      "Where a browser lands after signing in. Outside production it redirects to the interactive reference at `/docs/`; in production it answers the service's name and where its OpenAPI document is. Public.",
+    permission: "public",
+    responses: {
+      200: {
+        description: "In production: the index",
+        content: {
+          "application/json": { schema: z.object({ name: z.string(), openapi: z.string(), health: z.string() }) },
+        },
+      },
+      302: { description: "Outside production: to `/docs/`" },
+    },
+    // Where a browser lands after signing in: the docs where they are served, else a short index.
+    handler: async ({ reply }) =>
+      config.isProduction
+        ? { name: "Modpack Collection Service", openapi: "/openapi.json", health: "/health" }
+        : reply.redirect(`${DOCS_PREFIX}/`),
+  });
+
+  const openApi = defineRoute({
+    method: "GET",
+    path: "/openapi.json",
+    tags: ["Documentation"],
+    operationId: "getOpenApiDocument",
+    summary: "This OpenAPI document",
+    description: "The OpenAPI 3.1 document of every route of the service. Public.",
+    permission: "public",
+    responses: {
+      200: { description: "The document", content: { "application/json": { schema: z.looseObject({}) } } },
+    },
+    handler: async () => document(),
+  });
+
+  const reference = defineRoute({
+    method: "GET",
+    path: DOCS_PREFIX,
+    tags: ["Documentation"],
+    operationId: "getDocs",
+    summary: "Interactive API reference",
+    description:
+      "The Scalar reference rendered from `/openapi.json`, where requests can be sent with the session cookie. Served only when `NODE_ENV` is not `production` (404 there). Public.",
+    permission: "public",
+    responses: {
+      200: {
+        description: "The interactive reference, an HTML page",
+        content: {
+          "text/html": {
+            schema: z.string(),
+            example: "<!doctype html><html><head><title>Modpack Collection Service API</title></head>…</html>",
+          },
+        },
+      },
+    },
+    errors: { 404: "Disabled in production" },
+    handler: ({ request, reply }) => scalar(request, reply),
+  });
+
+  const served = config.isProduction ? [index, openApi] : [index, openApi, reference];
+  return {
+    plugin: routesPlugin(served, (app) => {
+      // The reference's own pages and assets under `/docs/`.
+      if (!config.isProduction) app.get(`${DOCS_PREFIX}/*`, scalar);
+    }),
+    paths: routePaths([index, openApi, reference]),
+  };
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import fastifyCookie from "@fastify/cookie";
+import fastifyCors from "@fastify/cors";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyServerOptions } from "fastify";
+import type { Config } from "../config.js";
+import { describeError, httpError, sendError } from "../edge/errors.js";
+import { redactedLogPaths, serializeRequest } from "../edge/log-redaction.js";
+import { type Authenticate, SESSION_COOKIE } from "../edge/routes.js";
+import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
+import { registerRateLimits } from "./rate-limit.js";
+
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Methods that carry a body (and change something). */
+export const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The Fastify server's options: logging, the body limit, request ids, closing and the router. */
+export function serverOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
+  return {
+    ...(logger
+      ? { loggerInstance: logger }
+      : {
+          logger: {
+            level: config.logLevel,
+            redact: { paths: redactedLogPaths, remove: true },
+            serializers: { req: serializeRequest },
+          },
+        }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: (request) => {
+      const incoming = request.headers["x-request-id"];
+      return typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: true },
+    // A URL the router cannot decode (e.g. `%ED%BF%BF`) is answered here, not by the error handler.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(
+        reply as FastifyReply,
+        httpError(error.statusCode && error.statusCode >= 400 ? error.statusCode : 400, error.message),
+      );
+    },
+  };
+}
+
+/** The request id echoed on every reply. */
+export function echoRequestId(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+}
+
+/**
+ * What every request goes through before a route: cross-site writes with the session cookie
+ * refused, NUL refused anywhere in the input, JSON-only bodies, cookies, rate limits, CORS, and the
+ * error and not-found handlers answering through `sendError`.
+ */
+export async function harden(app: FastifyInstance, config: Config, authenticate: Authenticate): Promise<void> {
+  const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
+
+  // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
+  app.addHook("onRequest", async (request, reply) => {
+    if (!bodyMethods.has(request.method)) return;
+    const origin = request.headers.origin;
+    if (!origin || allowedOrigins.has(origin)) return;
+    if (request.headers.authorization?.toLowerCase().startsWith("bearer ")) return;
+    if (!request.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return;
+    return sendError(reply, httpError(403, `Cross-site request from ${origin} refused`));
+  });
+
+  // Postgres text cannot hold NUL: a request carrying one is refused before any procedure runs.
+  app.addHook("preValidation", async (request, reply) => {
+    if (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body)) return;
+    return sendError(reply, httpError(400, "Text must not contain the NUL character (\\u0000)"));
+  });
+
+  // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, parseJsonBody(text));
+    } catch (error) {
+      done(error as JsonBodyError, undefined);
+    }
+  });
+
+  await app.register(fastifyCookie);
+  await registerRateLimits(app, { limits: config.limits, authenticate });
+  await app.register(fastifyCors, {
+    origin: (origin, callback) => callback(null, origin === undefined || allowedOrigins.has(origin)),
+    credentials: true,
+    methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowedHeaders: ["Content-Type", "Authorization"],
+    exposedHeaders: [
+      "Content-Disposition",
+      "X-Request-Id",
+      "Retry-After",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+    ],
+    maxAge: 600,
+    strictPreflight: false,
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (describeError(error).status >= 500) request.log.error({ err: error }, "request failed");
+    return sendError(reply, error);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, httpError(404, `Route ${request.method} ${request.url.split("?")[0]} not found`)),
+  );
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** A stream that lives until the client leaves or the server closes; shutdown does not wait for it. */
+    longLived?: boolean;
+  }
+}
+
+/** How long closing waits for handlers still running (their clients may have left already). */
+const DRAIN_TIMEOUT_MS = 15_000;
+
+/**
+ * Tracks the handlers in flight, until their reply is sent. A client that leaves early does not
+ * stop its handler, and Fastify stops waiting for it: closing waits on the answered `drain` before
+ * the database goes away (at most 15 s). Long-lived streams are not counted.
+ */
+export function trackInFlight(app: FastifyInstance): () => Promise<void> {
+  const inFlight = new Set<FastifyRequest>();
+  let drained: (() => void) | undefined;
+  const settle = (request: FastifyRequest) => {
+    inFlight.delete(request);
+    if (inFlight.size === 0) drained?.();
+  };
+  app.addHook("onRequest", async (request) => {
+    if (!request.routeOptions.config.longLived) inFlight.add(request);
+  });
+  app.addHook("onSend", async (request, _reply, payload) => {
+    settle(request);
+    return payload;
+  });
+  app.addHook("onResponse", async (request) => settle(request));
+  return async () => {
+    if (inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        drained = resolve;
+      }),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          app.log.warn({ pending: inFlight.size }, "closing with handlers still running");
+          resolve();
+        }, DRAIN_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  };
+}
