@@ -4,6 +4,8 @@
  * public for what every caller sees alike, private (and Vary) for what depends on the caller.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createModpack } from "./support/modpacks.js";
+import { insertMod, linkMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -15,23 +17,11 @@ let modId: string;
 beforeAll(async () => {
   service = await startTestService({ role: "api" });
   owner = await signIn(service);
-  const pack = await service.app.inject({
-    method: "POST",
-    url: "/modpacks",
-    headers: owner.headers,
-    payload: { name: "Cached pack", isPublic: true },
-  });
-  packId = pack.json().id;
-  const mod = await service.runtime.database.db
-    .insertInto("mods")
-    .values({ workshopId: "9100001", name: "Cached mod", description: "etag", tags: ["Cached"] })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  modId = mod.id;
-  await service.runtime.database.db
-    .insertInto("modpackMods")
-    .values({ modpackId: packId, modId, addedBy: owner.userId })
-    .execute();
+  packId = await createModpack(service, owner, { name: "Cached pack", isPublic: true });
+  modId = (
+    await insertMod(service, { workshopId: "9100001", name: "Cached mod", description: "etag", tags: ["Cached"] })
+  ).id;
+  await linkMods(service, packId, owner.userId, [modId]);
 });
 afterAll(async () => {
   await service?.stop();

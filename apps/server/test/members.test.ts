@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "./fixtures/oauth-provider.js";
+import { createModpack } from "./support/modpacks.js";
 import { browserSignIn } from "./support/oauth-flow.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -12,17 +13,6 @@ beforeAll(async () => {
   owner = await signIn(service, { name: "Owner" });
 });
 afterAll(() => service.stop());
-
-async function createModpack(name: string): Promise<string> {
-  const response = await service.app.inject({
-    method: "POST",
-    url: "/modpacks",
-    headers: owner.headers,
-    payload: { name },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().id;
-}
 
 async function notificationsOf(userId: string, title: string, target?: TestService): Promise<number> {
   const rows = await (target ?? service).runtime.database.db
@@ -41,7 +31,7 @@ describe("POST /modpacks/{id}/members under concurrency", () => {
   ])(
     "$concurrent adds of one user ($previously): one 201, the rest 409, one notification",
     async ({ concurrent, previously }) => {
-      const modpackId = await createModpack(`Race ${previously}`);
+      const modpackId = await createModpack(service, owner, { name: `Race ${previously}` });
       const invitee = await signIn(service);
       if (previously === "removed") {
         const added = await service.app.inject({

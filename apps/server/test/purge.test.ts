@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PURGE_QUEUE } from "../src/jobs/maintenance.js";
+import { insertExports, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { signIn } from "./support/users.js";
 
@@ -23,11 +24,7 @@ async function runPurge(service: TestService): Promise<unknown> {
 async function seed(service: TestService): Promise<void> {
   const { db } = service.runtime.database;
   const user = await signIn(service);
-  const modpack = await db
-    .insertInto("modpacks")
-    .values({ name: "Purged", ownerId: user.userId, isPublic: false, metadata: "{}" })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const modpackId = await insertModpack(service, { ownerId: user.userId, name: "Purged" });
   const exports: Array<{
     label: string;
     status: "pending" | "running" | "completed" | "failed";
@@ -38,22 +35,18 @@ async function seed(service: TestService): Promise<void> {
     { label: "completed 29 days ago", status: "completed", finished: daysAgo(29) },
     { label: "pending", status: "pending", finished: null },
   ];
-  for (const item of exports) {
-    await db
-      .insertInto("exports")
-      .values({
-        modpackId: modpack.id,
-        requestedBy: user.userId,
-        version: "41x",
-        status: item.status,
-        fileName: item.label,
-        content: item.status === "completed" ? "servertest.ini" : null,
-        error: null,
-        finishedAt: item.finished,
-        createdAt: item.finished ?? new Date(),
-      })
-      .execute();
-  }
+  await insertExports(
+    service,
+    exports.map((item) => ({
+      modpackId,
+      requestedBy: user.userId,
+      status: item.status,
+      fileName: item.label,
+      content: item.status === "completed" ? "servertest.ini" : null,
+      finishedAt: item.finished,
+      createdAt: item.finished ?? new Date(),
+    })),
+  );
   const notifications = [
     { title: "read 91 days ago", isRead: true, updatedAt: daysAgo(91) },
     { title: "read 89 days ago", isRead: true, updatedAt: daysAgo(89) },
