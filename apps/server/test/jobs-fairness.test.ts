@@ -86,6 +86,39 @@ async function waitForExports(ids: string[], deadlineMs = DRAIN_DEADLINE_MS) {
   }
 }
 
+/** How long a worker sleeps between polls in the tests that rule polls out: far past every bound here. */
+const NO_POLL_SECONDS = 3600;
+/** A bound on a drain that must not wait for a poll: generous for a loaded machine, a small part of one poll. */
+const NO_POLL_BOUND_MS = 50_000;
+
+/**
+ * Restarts this instance's export workers as configured except that an idle worker sleeps an
+ * hour: a job that finishes sooner was fetched back to back or woken by NOTIFY, never by a poll.
+ * Answers how to put the configured workers back (safe to call twice).
+ */
+async function exportWorkersWithoutPolls(): Promise<() => Promise<void>> {
+  const { boss } = service.runtime.jobs;
+  const definition = exportJob({ db: service.runtime.database.db });
+  await boss.offWork(EXPORT_QUEUE);
+  await startWorkers(boss, [
+    {
+      ...definition,
+      work: {
+        ...definition.work,
+        pollingIntervalSeconds: NO_POLL_SECONDS,
+        notifyPollingIntervalSeconds: NO_POLL_SECONDS,
+      },
+    },
+  ]);
+  let restored = false;
+  return async () => {
+    if (restored) return;
+    restored = true;
+    await boss.offWork(EXPORT_QUEUE);
+    await startWorkers(boss, [definition]);
+  };
+}
+
 /** Stops this instance's export workers (as if busy elsewhere) and answers how to start them again. */
 async function pauseExportWorkers(): Promise<() => Promise<void>> {
   const { boss } = service.runtime.jobs;
@@ -113,11 +146,36 @@ describe("a backlog of jobs", () => {
   it("drains a burst of server files back to back, without waiting for a poll between jobs", async () => {
     const user = await signIn(service, { name: "Burst" });
     const files = await burstOf(user, LIMITS.exports);
-    const ids = await Promise.all(files.map((file) => requestFile(service, user, file.modpackId, file.version)));
-    expect(new Set(ids).size).toBe(files.length);
+    const { work } = exportJob({ db: service.runtime.database.db });
+    // The configured worker fetches in batches; otherwise a burst would be one job per poll.
+    expect(work?.batchSize).toBeGreaterThan(1);
 
-    const done = await waitForExports(ids);
-    expect([...done.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+    // A backlog already queued when the workers start is fetched batch after batch, with no
+    // poll between them: with every poll an hour long, it is still drained well within the bound.
+    const restore = await pauseExportWorkers();
+    let ids: string[] = [];
+    try {
+      for (const file of files) ids.push(await requestFile(service, user, file.modpackId, file.version));
+    } finally {
+      await restore();
+    }
+    const stopPolling = await exportWorkersWithoutPolls();
+    try {
+      const done = await waitForExports(ids, NO_POLL_BOUND_MS);
+      expect([...done.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+
+      // A burst requested while the workers sleep: each request's NOTIFY wakes them, and the
+      // burst is fetched back to back again. The embedded database has no NOTIFY; its workers
+      // wake on their configured poll instead, so there the second burst runs on the real workers.
+      if (service.runtime.database.kind !== "postgres") await stopPolling();
+      const again = await burstOf(user, LIMITS.exports);
+      ids = await Promise.all(again.map((file) => requestFile(service, user, file.modpackId, file.version)));
+      expect(new Set(ids).size).toBe(again.length);
+      const second = await waitForExports(ids, NO_POLL_BOUND_MS);
+      expect([...second.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+    } finally {
+      await stopPolling();
+    }
     for (const id of ids) {
       const download = await call("GET", `/modpacks/export/${id}/download`, user);
       expect(download.statusCode, download.body).toBe(200);
