@@ -67,13 +67,27 @@ async function seed(service: TestService): Promise<void> {
       })
       .execute();
   }
+  await db
+    .insertInto("modpackInvitations")
+    .values(
+      [
+        { email: "expired@example.com", expiresAt: daysAgo(1) },
+        { email: "pending@example.com", expiresAt: daysAgo(-13) },
+      ].map((item) => ({ ...item, modpackId, permission: ["read"], invitedBy: user.userId })),
+    )
+    .execute();
 }
 
 async function left(service: TestService) {
   const { db } = service.runtime.database;
   const exports = await db.selectFrom("exports").select("fileName").orderBy("fileName").execute();
   const notifications = await db.selectFrom("notifications").select("title").orderBy("title").execute();
-  return { exports: exports.map((row) => row.fileName), notifications: notifications.map((row) => row.title) };
+  const invitations = await db.selectFrom("modpackInvitations").select("email").orderBy("email").execute();
+  return {
+    exports: exports.map((row) => row.fileName),
+    notifications: notifications.map((row) => row.title),
+    invitations: invitations.map((row) => row.email),
+  };
 }
 
 describe("the maintenance purge", () => {
@@ -90,18 +104,19 @@ describe("the maintenance purge", () => {
     await keeping?.stop();
   });
 
-  it("deletes finished exports and read notifications past their age (defaults 30 and 90 days)", async () => {
+  it("deletes finished exports and read notifications past their age (defaults 30 and 90 days), and expired invitations", async () => {
     await seed(service);
-    expect(await runPurge(service)).toEqual({ exportsDeleted: 2, notificationsDeleted: 1 });
+    expect(await runPurge(service)).toEqual({ exportsDeleted: 2, notificationsDeleted: 1, invitationsDeleted: 1 });
     expect(await left(service)).toEqual({
       exports: ["completed 29 days ago", "pending"],
       notifications: ["read 89 days ago", "unread from 200 days ago"],
+      invitations: ["pending@example.com"],
     });
   });
 
-  it("keeps everything when the ages are 0", async () => {
+  it("keeps exports and notifications when the ages are 0 (expired invitations still go)", async () => {
     await seed(keeping);
-    expect(await runPurge(keeping)).toEqual({ exportsDeleted: 0, notificationsDeleted: 0 });
+    expect(await runPurge(keeping)).toEqual({ exportsDeleted: 0, notificationsDeleted: 0, invitationsDeleted: 1 });
     expect((await left(keeping)).exports).toHaveLength(4);
     expect((await left(keeping)).notifications).toHaveLength(3);
   });

@@ -59,6 +59,8 @@ export interface Services {
     add(caller: Caller, modpack: ModpackAccess, input: AddMemberInput): Promise<Member | Invitation>;
     update(caller: Caller, modpack: ModpackAccess, input: UpdateMemberInput): Promise<Member>;
     remove(caller: Caller, modpack: ModpackAccess, userId: string): Promise<MessageBody>;
+    listInvitations(modpack: ModpackAccess): Promise<{ invitations: Invitation[] }>;
+    withdrawInvitation(modpack: ModpackAccess, email: string): Promise<MessageBody>;
   };
   mods: {
     list(caller: Caller | null, input: ModListInput): Promise<Paged<Mod>>;

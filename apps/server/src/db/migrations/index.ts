@@ -5,6 +5,7 @@ import * as m0004 from "./0004_scale_indexes.js";
 import * as m0005 from "./0005_check_findings.js";
 import * as m0006 from "./0006_member_invitations.js";
 import * as m0007 from "./0007_build_mod_ids.js";
+import * as m0009 from "./0009_invitation_expiry.js";
 
 /** Every migration, by its numbered file name; the migrator applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "0005_check_findings": m0005,
   "0006_member_invitations": m0006,
   "0007_build_mod_ids": m0007,
+  "0009_invitation_expiry": m0009,
 };
