@@ -32,6 +32,7 @@ const limitsEnvironment = {
   API_TOKENS_PER_USER: count(50, 100_000).pipe(z.number().min(1)),
   PURGE_EXPORTS_AFTER_DAYS: count(30, 36_500),
   PURGE_READ_NOTIFICATIONS_AFTER_DAYS: count(90, 36_500),
+  INVITATION_EXPIRY_DAYS: count(14, 365).pipe(z.number().min(1)),
 };
 
 const environmentSchema = z.object({
@@ -141,6 +142,8 @@ export interface LimitsConfig {
   purgeExportsAfterDays: number;
   /** Days after which read notifications are deleted; 0 keeps them. */
   purgeReadNotificationsAfterDays: number;
+  /** Days an invitation by email stays claimable after it is made or renewed. */
+  invitationExpiryDays: number;
 }
 
 export class ConfigError extends Error {
@@ -232,6 +235,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       apiTokensPerUser: e.API_TOKENS_PER_USER,
       purgeExportsAfterDays: e.PURGE_EXPORTS_AFTER_DAYS,
       purgeReadNotificationsAfterDays: e.PURGE_READ_NOTIFICATIONS_AFTER_DAYS,
+      invitationExpiryDays: e.INVITATION_EXPIRY_DAYS,
     },
   };
 }

@@ -179,7 +179,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       health: healthService(db, jobs),
       auth: authService(db, sessions, channel, { tokensPerUser: config.limits.apiTokensPerUser }),
       modpacks,
-      members: membersService(db),
+      members: membersService(db, { invitationExpiryDays: config.limits.invitationExpiryDays }),
       notifications: notificationsService(db, hub),
       admin: adminService(db, jobs, channel),
       mods: modsService({ db, workshop, jobs, maxRunningRefreshesPerUser: config.perUserLimits.refreshes }),

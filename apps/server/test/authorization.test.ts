@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -25,12 +26,9 @@ beforeAll(async () => {
     admin: await signIn(service, { name: "Admin", role: "admin" }),
   };
   outsider = await signIn(service, { name: "Outsider" });
-  const mod = await service.runtime.database.db
-    .insertInto("mods")
-    .values({ workshopId: "2200148440", name: "Brita's Weapon Pack", avatarUrl: null, platformModIds: ["Brita"] })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  modId = mod.id;
+  modId = (
+    await insertMod(service, { workshopId: "2200148440", name: "Brita's Weapon Pack", platformModIds: ["Brita"] })
+  ).id;
 });
 afterAll(() => service.stop());
 
@@ -39,28 +37,17 @@ function headersOf(kind: CallerKind): Record<string, string> {
 }
 
 /** A private modpack of `owner` with `memberWith` (every permission) and `memberWithout` (read only). */
-async function seedModpack(options: { isPublic?: boolean; withModLink?: boolean } = {}): Promise<string> {
-  const { db } = service.runtime.database;
-  const modpack = await db
-    .insertInto("modpacks")
-    .values({ name: "Matrix pack", ownerId: users.owner.userId, isPublic: options.isPublic ?? false, metadata: "{}" })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto("modpackMembers")
-    .values([
-      {
-        modpackId: modpack.id,
-        userId: users.memberWith.userId,
-        permission: ["read", "add-mod", "remove-mod", "import", "configure"],
-      },
-      { modpackId: modpack.id, userId: users.memberWithout.userId, permission: ["read"] },
-    ])
-    .execute();
-  if (options.withModLink) {
-    await db.insertInto("modpackMods").values({ modpackId: modpack.id, modId, addedBy: users.owner.userId }).execute();
-  }
-  return modpack.id;
+function seedModpack(options: { isPublic?: boolean; withModLink?: boolean } = {}): Promise<string> {
+  return insertModpack(service, {
+    name: "Matrix pack",
+    ownerId: users.owner.userId,
+    isPublic: options.isPublic ?? false,
+    modIds: options.withModLink ? [modId] : [],
+    members: [
+      { userId: users.memberWith.userId, permission: ["read", "add-mod", "remove-mod", "import", "configure"] },
+      { userId: users.memberWithout.userId, permission: ["read"] },
+    ],
+  });
 }
 
 interface Row {

@@ -6,6 +6,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -26,15 +27,13 @@ const get = (url: string, headers?: Record<string, string>) =>
 
 /** Catalogue mods named `${prefix} ${name}`, inserted straight into the table. */
 async function addMods(prefix: string, names: string[]): Promise<void> {
-  await service.runtime.database.db
-    .insertInto("mods")
-    .values(
-      names.map((name) => {
-        added += 1;
-        return { workshopId: String(7_000_000 + added), name: `${prefix} ${name}`, description: "cursor test" };
-      }),
-    )
-    .execute();
+  await insertMods(
+    service,
+    names.map((name) => {
+      added += 1;
+      return { workshopId: String(7_000_000 + added), name: `${prefix} ${name}`, description: "cursor test" };
+    }),
+  );
 }
 
 interface Page {

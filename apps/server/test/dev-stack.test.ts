@@ -12,9 +12,9 @@ import { createWorkshopClient, type WorkshopItemResult } from "../src/workshop/c
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
 import { freePort } from "./support/net.js";
 import { exitOf } from "./support/process.js";
+import { workshopUrl } from "./support/workshop.js";
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 const COLLECTION_ITEMS = ["3100000002", "3100000003", "3100000007", "3100000009", "3100000013"];
 
 describe("the demo workshop the stand-in serves", () => {

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { signIn } from "./support/users.js";
+import { workshopUrl } from "./support/workshop.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 
 let steam: FakeSteam;
 let service: TestService;

@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { parse as parseDisposition } from "content-disposition";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_DEAD_LETTER_QUEUE, exportJob } from "../src/jobs/export.js";
+import { notificationsOf, requestFile, waitForExport } from "./support/modpacks.js";
+import { type InsertedMod, insertExports, insertMod, insertModpack, linkMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -14,64 +17,31 @@ let configurer: SignedIn;
 let reader: SignedIn;
 let stranger: SignedIn;
 
-interface SeededMod {
-  id: string;
-  workshopId: string;
-}
-let modA: SeededMod;
-let modB: SeededMod;
-let modC: SeededMod;
-let modD: SeededMod;
-let foreignMod: SeededMod;
+let modA: InsertedMod;
+let modB: InsertedMod;
+let modC: InsertedMod;
+let modD: InsertedMod;
+let foreignMod: InsertedMod;
 
 let workshopCounter = 3_000_000_000;
 
-async function seedMod(name: string, platformModIds: string[], mapFolders: string[] = []): Promise<SeededMod> {
+async function seedMod(name: string, platformModIds: string[], mapFolders: string[] = []): Promise<InsertedMod> {
   workshopCounter += 1;
-  const row = await service.runtime.database.db
-    .insertInto("mods")
-    .values({ workshopId: String(workshopCounter), name, avatarUrl: null, platformModIds, mapFolders })
-    .returning(["id", "workshopId"])
-    .executeTakeFirstOrThrow();
-  return row;
+  return insertMod(service, { workshopId: String(workshopCounter), name, platformModIds, mapFolders });
 }
-
-let modpackCounter = 0;
 
 /** A modpack of `owner` with `configurer` (read, configure) and `reader` (read) as members and the mods linked in order. */
-async function seedModpack(options: { name?: string; isPublic?: boolean; mods?: SeededMod[] } = {}): Promise<string> {
-  modpackCounter += 1;
-  const { db } = service.runtime.database;
-  const modpack = await db
-    .insertInto("modpacks")
-    .values({
-      name: options.name ?? `Export pack ${modpackCounter}`,
-      ownerId: owner.userId,
-      isPublic: options.isPublic ?? false,
-      metadata: "{}",
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto("modpackMembers")
-    .values([
-      { modpackId: modpack.id, userId: configurer.userId, permission: ["read", "configure"] },
-      { modpackId: modpack.id, userId: reader.userId, permission: ["read"] },
-    ])
-    .execute();
-  for (const mod of options.mods ?? []) await linkMod(modpack.id, mod);
-  return modpack.id;
-}
-
-let linkClock = Date.UTC(2026, 0, 1);
-
-/** Links a mod to a modpack, later than every link before it. */
-async function linkMod(modpackId: string, mod: SeededMod): Promise<void> {
-  linkClock += 1000;
-  await service.runtime.database.db
-    .insertInto("modpackMods")
-    .values({ modpackId, modId: mod.id, addedBy: owner.userId, addedAt: new Date(linkClock) })
-    .execute();
+function seedModpack(options: { name?: string; isPublic?: boolean; mods?: InsertedMod[] } = {}): Promise<string> {
+  return insertModpack(service, {
+    ownerId: owner.userId,
+    ...(options.name ? { name: options.name } : {}),
+    isPublic: options.isPublic ?? false,
+    modIds: (options.mods ?? []).map((mod) => mod.id),
+    members: [
+      { userId: configurer.userId, permission: ["read", "configure"] },
+      { userId: reader.userId, permission: ["read"] },
+    ],
+  });
 }
 
 function call(
@@ -88,52 +58,13 @@ function call(
   });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls an export's status every 10 ms until it leaves pending/running. */
-async function waitForExport(exportId: string, user: SignedIn, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await call("GET", `/modpacks/export/${exportId}`, user);
-    expect(response.statusCode, response.body).toBe(200);
-    const body = response.json();
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`export ${exportId} still ${body.status}`);
-    await sleep(10);
-  }
-}
-
-async function requestFile(modpackId: string, version: "41x" | "42x", user: SignedIn): Promise<string> {
-  const response = await call("POST", `/modpacks/${modpackId}/server-file`, user, { version });
-  expect(response.statusCode, response.body).toBe(202);
-  return response.json().exportId;
-}
-
 async function insertExport(
   modpackId: string,
   requester: SignedIn,
   values: { status: "pending" | "failed"; error?: string },
-) {
-  const row = await service.runtime.database.db
-    .insertInto("exports")
-    .values({
-      modpackId,
-      requestedBy: requester.userId,
-      version: "41x",
-      status: values.status,
-      error: values.error ?? null,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
-async function notificationsOf(user: SignedIn) {
-  const response = await call("GET", "/notifications?limit=100", user);
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json().notifications as Array<{ title: string; type: string; metadata: string }>;
+): Promise<string> {
+  const [id] = await insertExports(service, [{ modpackId, requestedBy: requester.userId, ...values }]);
+  return id as string;
 }
 
 beforeAll(async () => {
@@ -183,7 +114,7 @@ describe("export configuration", () => {
     expect(saved.json()).toEqual(expected);
     expect((await call("GET", `/modpacks/${id}/export-configuration`, reader)).json()).toEqual(expected);
 
-    await linkMod(id, modD);
+    await linkMods(service, id, owner.userId, [modD.id]);
     const removed = await call("DELETE", `/modpacks/${id}/mods/${modA.id}`, owner);
     expect(removed.statusCode, removed.body).toBe(200);
     const after = await call("GET", `/modpacks/${id}/export-configuration`, owner);
@@ -278,7 +209,7 @@ describe("server file", () => {
     expect(status).toBe("pending");
     expect(response.json()).toEqual({ exportId, status: "pending" });
 
-    const done = await waitForExport(exportId, owner);
+    const done = await waitForExport(service, owner, exportId);
     expect(done).toMatchObject({
       exportId,
       modpackId,
@@ -306,8 +237,8 @@ describe("server file", () => {
 
   it("names the file after a non-ASCII modpack name with filename* (RFC 6266), the slug as filename", async () => {
     const id = await seedModpack({ name: "Зомби: Выживание", mods: [modA] });
-    const exportId = await requestFile(id, "41x", owner);
-    expect((await waitForExport(exportId, owner)).status).toBe("completed");
+    const exportId = await requestFile(service, owner, id, "41x");
+    expect((await waitForExport(service, owner, exportId)).status).toBe("completed");
     const download = await call("GET", `/modpacks/export/${exportId}/download`, owner);
     expect(download.statusCode).toBe(200);
     // A reader of RFC 6266 takes `filename*` over the ASCII `filename`.
@@ -320,8 +251,8 @@ describe("server file", () => {
   });
 
   it("prefixes the in-game ids with a backslash for 42x", async () => {
-    const exportId = await requestFile(modpackId, "42x", owner);
-    expect((await waitForExport(exportId, owner)).status).toBe("completed");
+    const exportId = await requestFile(service, owner, modpackId, "42x");
+    expect((await waitForExport(service, owner, exportId)).status).toBe("completed");
     const download = await call("GET", `/modpacks/export/${exportId}/download`, owner);
     expect(download.statusCode).toBe(200);
     expect(download.headers["content-disposition"]).toBe("attachment; filename=knox-country-survival-42x.ini");
@@ -364,8 +295,8 @@ describe("server file", () => {
   });
 
   it("refuses a stranger on a private modpack and serves members", async () => {
-    const exportId = await requestFile(modpackId, "41x", owner);
-    await waitForExport(exportId, owner);
+    const exportId = await requestFile(service, owner, modpackId, "41x");
+    await waitForExport(service, owner, exportId);
     const byStranger = await call("GET", `/modpacks/export/${exportId}/download`, stranger);
     expect(byStranger.statusCode).toBe(403);
     expect(byStranger.json()).toEqual(ACCESS_DENIED);
@@ -381,8 +312,8 @@ describe("server file", () => {
 
   it("lets anyone signed in download from a public modpack", async () => {
     const publicId = await seedModpack({ isPublic: true, mods: [modD] });
-    const exportId = await requestFile(publicId, "41x", stranger);
-    await waitForExport(exportId, stranger);
+    const exportId = await requestFile(service, stranger, publicId, "41x");
+    await waitForExport(service, stranger, exportId);
     const download = await call("GET", `/modpacks/export/${exportId}/download`, await signIn(service));
     expect(download.statusCode).toBe(200);
     expect(download.body.split("\n")).toContain("Mods=ModD");
@@ -395,8 +326,8 @@ describe("server file", () => {
       .insertInto("modpackMembers")
       .values({ modpackId: id, userId: requester.userId, permission: ["read"] })
       .execute();
-    const exportId = await requestFile(id, "41x", requester);
-    await waitForExport(exportId, requester);
+    const exportId = await requestFile(service, requester, id, "41x");
+    await waitForExport(service, requester, exportId);
     const removed = await call("DELETE", `/modpacks/${id}/members/${requester.userId}`, owner);
     expect(removed.statusCode, removed.body).toBe(200);
     expect((await call("GET", `/modpacks/${id}`, requester)).statusCode).toBe(403);
@@ -408,9 +339,9 @@ describe("server file", () => {
   it("notifies the requester when generation starts and when the file is ready", async () => {
     const requester = await signIn(service, { name: "Notified" });
     const id = await seedModpack({ isPublic: true, mods: [modA] });
-    const exportId = await requestFile(id, "42x", requester);
-    await waitForExport(exportId, requester);
-    const notifications = await notificationsOf(requester);
+    const exportId = await requestFile(service, requester, id, "42x");
+    await waitForExport(service, requester, exportId);
+    const notifications = await notificationsOf(service, requester);
     const started = notifications.find((n) => n.title === "Server file generation started");
     const ready = notifications.find((n) => n.title === "Server file ready");
     expect(started?.type).toBe("info");
@@ -423,8 +354,8 @@ describe("server file", () => {
   it("does the work once: a repeated job for a completed export is skipped", async () => {
     const requester = await signIn(service, { name: "Repeat" });
     const id = await seedModpack({ isPublic: true, mods: [modA] });
-    const exportId = await requestFile(id, "41x", requester);
-    await waitForExport(exportId, requester);
+    const exportId = await requestFile(service, requester, id, "41x");
+    await waitForExport(service, requester, exportId);
     const job = exportJob({ db: service.runtime.database.db });
     const result = await job.handle([
       {
@@ -438,7 +369,7 @@ describe("server file", () => {
       },
     ]);
     expect(result).toEqual([{ id: "repeat", status: "completed", output: { exportId, skipped: true } }]);
-    const ready = (await notificationsOf(requester)).filter((n) => n.title === "Server file ready");
+    const ready = (await notificationsOf(service, requester)).filter((n) => n.title === "Server file ready");
     expect(ready).toHaveLength(1);
   });
 
@@ -478,12 +409,14 @@ describe("server file", () => {
     ];
     await expect(attempt(0)).resolves.toEqual(failure(0));
     expect((await call("GET", `/modpacks/export/${exportId}`, requester)).json().status).toBe("running");
-    expect((await notificationsOf(requester)).filter((n) => n.type === "error")).toHaveLength(0);
+    expect((await notificationsOf(service, requester)).filter((n) => n.type === "error")).toHaveLength(0);
 
     await expect(attempt(2)).resolves.toEqual(failure(2));
     const status = (await call("GET", `/modpacks/export/${exportId}`, requester)).json();
     expect(status).toMatchObject({ status: "failed", error: "generation failed after 3 attempts" });
-    const errors = (await notificationsOf(requester)).filter((n) => n.title === "Server file generation failed");
+    const errors = (await notificationsOf(service, requester)).filter(
+      (n) => n.title === "Server file generation failed",
+    );
     expect(errors.map((n) => n.type)).toEqual(["error"]);
   });
 
@@ -493,7 +426,7 @@ describe("server file", () => {
     const exportId = await insertExport(id, requester, { status: "pending" });
     const { jobs } = service.runtime;
     await jobs.send(EXPORT_DEAD_LETTER_QUEUE, { exportId });
-    const failed = await waitForExport(exportId, requester);
+    const failed = await waitForExport(service, requester, exportId);
     expect(failed.status).toBe("failed");
     expect(failed.error).toEqual(expect.any(String));
     expect(failed.downloadUrl).toBeNull();
@@ -510,7 +443,9 @@ describe("server file", () => {
       if (job?.state === "completed" || Date.now() > deadline) break;
       await sleep(20);
     }
-    const errors = (await notificationsOf(requester)).filter((n) => n.title === "Server file generation failed");
+    const errors = (await notificationsOf(service, requester)).filter(
+      (n) => n.title === "Server file generation failed",
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]?.type).toBe("error");
     expect(JSON.parse(errors[0]?.metadata ?? "{}")).toEqual({ modpackId: id, exportId, version: "41x" });
@@ -532,8 +467,8 @@ describe("server file", () => {
     const timings: number[] = [];
     for (let index = 0; index < 20; index += 1) {
       const started = performance.now();
-      const exportId = await requestFile(id, index % 2 === 0 ? "41x" : "42x", owner);
-      const done = await waitForExport(exportId, owner);
+      const exportId = await requestFile(service, owner, id, index % 2 === 0 ? "41x" : "42x");
+      const done = await waitForExport(service, owner, exportId);
       timings.push(performance.now() - started);
       expect(done.status).toBe("completed");
     }

@@ -15,12 +15,19 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/db/database.js";
 import { type FailureMode, type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import {
+  createModpack,
+  type ImportStatus,
+  importNotifications,
+  startImport,
+  waitForImport,
+} from "./support/modpacks.js";
 import { exitOf, startServiceProcess } from "./support/process.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
+import { workshopUrl } from "./support/workshop.js";
 
 const hasPostgres = Boolean(process.env.DATABASE_URL);
-const collectionUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 const UNAVAILABLE_BODY = {
   error: { message: "Service temporarily unavailable, try again shortly", code: "SERVICE_UNAVAILABLE" },
 };
@@ -34,65 +41,6 @@ afterAll(async () => {
   await steam.close();
 });
 afterEach(() => steam.reset());
-
-interface ImportStatusBody {
-  importId: string;
-  status: string;
-  modsImported: number;
-  modsFailed: number;
-  failures: Array<{ workshopId: string; reason: string }>;
-  error: string | null;
-}
-
-async function createModpack(service: TestService, who: SignedIn, name = "Fault target"): Promise<string> {
-  const response = await service.app.inject({
-    method: "POST",
-    url: "/modpacks",
-    headers: who.headers,
-    payload: { name, isPublic: true },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().id;
-}
-
-async function startImport(service: TestService, who: SignedIn, modpackId: string, collectionId: string) {
-  const response = await service.app.inject({
-    method: "POST",
-    url: `/modpacks/${modpackId}/import`,
-    headers: who.headers,
-    payload: { platformUrl: collectionUrl(collectionId) },
-  });
-  expect(response.statusCode, response.body).toBe(202);
-  return response.json().importId as string;
-}
-
-async function waitForImport(
-  service: TestService,
-  who: SignedIn,
-  modpackId: string,
-  timeoutMs = 30_000,
-): Promise<ImportStatusBody> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await service.app.inject({
-      method: "GET",
-      url: `/modpacks/${modpackId}/import/status`,
-      headers: who.headers,
-    });
-    const body = response.json() as ImportStatusBody;
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`import still ${body.status} after ${timeoutMs} ms`);
-    await sleep(25);
-  }
-}
-
-async function notificationsOf(service: TestService, who: SignedIn, importId: string) {
-  const response = await service.app.inject({ method: "GET", url: "/notifications?limit=100", headers: who.headers });
-  expect(response.statusCode).toBe(200);
-  return (response.json().notifications as Array<{ title: string; type: string; content: string; metadata: string }>)
-    .filter((item) => JSON.parse(item.metadata).importId === importId)
-    .map((item) => ({ title: item.title, type: item.type, content: item.content }));
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -129,7 +77,9 @@ describe("Postgres connections killed mid-traffic", () => {
         const address = service.app.server.address();
         const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
         const users = await Promise.all([0, 1, 2, 3].map((index) => signIn(service, { name: `Reader ${index}` })));
-        const modpacks = await Promise.all(users.map((user, index) => createModpack(service, user, `Killed ${index}`)));
+        const modpacks = await Promise.all(
+          users.map((user, index) => createModpack(service, user, { name: `Killed ${index}`, isPublic: true })),
+        );
 
         const reads = (index: number): { path: string; headers: Record<string, string> } => {
           const user = users[index % users.length]!;
@@ -342,7 +292,7 @@ describe("the Steam Web API failing during an import", () => {
     ["garbage (HTML with 200) on every attempt", "garbage" as const, undefined],
   ])("fails the import clearly when the collection read gets %s", async (_name, mode, retryAfter) => {
     seedCollection("4100", 3, 41_000);
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Fault target" });
     steam.failNext(ATTEMPTS, mode, retryAfter);
     const startedAt = Date.now();
     const importId = await startImport(service, owner, modpackId, "4100");
@@ -359,7 +309,7 @@ describe("the Steam Web API failing during an import", () => {
     expect(steam.calls.filter((call) => call.endpoint === COLLECTIONS)).toHaveLength(ATTEMPTS);
     expect(steam.calls.filter((call) => call.endpoint === DETAILS)).toHaveLength(0);
     if (retryAfter !== undefined) expect(elapsed).toBeGreaterThanOrEqual(MAX_RETRIES * retryAfter * 1000);
-    expect(await notificationsOf(service, owner, importId)).toEqual([
+    expect(await importNotifications(service, owner, importId)).toEqual([
       expect.objectContaining({ title: "Import failed", type: "error", content: expect.stringContaining("4100") }),
       expect.objectContaining({ title: "Import started", type: "info" }),
     ]);
@@ -373,7 +323,7 @@ describe("the Steam Web API failing during an import", () => {
     ["429", "429" as const],
   ])("counts a batch the API keeps answering %s as failed `unavailable` and imports the rest", async (_name, mode) => {
     const ids = seedCollection("4200", 150, 42_000);
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Fault target" });
     // The collection is answered; the first details batch (ids 0-99) fails every attempt.
     proxy.fail(DETAILS, ATTEMPTS, mode, mode === "429" ? 0 : undefined, ids[0]);
     const importId = await startImport(service, owner, modpackId, "4200");
@@ -384,7 +334,7 @@ describe("the Steam Web API failing during an import", () => {
     expect(new Set(status.failures.map((failure) => failure.reason))).toEqual(new Set(["unavailable"]));
     expect(status.failures.map((failure) => failure.workshopId).sort()).toEqual(ids.slice(0, 100).sort());
     expect(proxy.calls.filter((endpoint) => endpoint === DETAILS)).toHaveLength(ATTEMPTS + 1);
-    expect(await notificationsOf(service, owner, importId)).toEqual([
+    expect(await importNotifications(service, owner, importId)).toEqual([
       expect.objectContaining({ title: "Import finished with failures", type: "warning" }),
       expect.objectContaining({ title: "Import started", type: "info" }),
     ]);
@@ -392,7 +342,7 @@ describe("the Steam Web API failing during an import", () => {
 
   it("waits out a single 429's Retry-After and a single hang, then imports everything", async () => {
     seedCollection("4300", 5, 43_000);
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Fault target" });
     steam.failNext(1, "429", 1);
     steam.failNext(1, "hang");
     const startedAt = Date.now();
@@ -400,7 +350,7 @@ describe("the Steam Web API failing during an import", () => {
     const status = await waitForImport(service, owner, modpackId);
     expect(status).toMatchObject({ importId, status: "completed", modsImported: 5, modsFailed: 0 });
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
-    expect(await notificationsOf(service, owner, importId)).toEqual([
+    expect(await importNotifications(service, owner, importId)).toEqual([
       expect.objectContaining({ title: "Import finished", type: "success" }),
       expect.objectContaining({ title: "Import started", type: "info" }),
     ]);
@@ -408,7 +358,7 @@ describe("the Steam Web API failing during an import", () => {
 
   it("is not stuck afterwards: the next import completes at once", async () => {
     seedCollection("4400", 3, 44_000);
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Fault target" });
     const startedAt = Date.now();
     await startImport(service, owner, modpackId, "4400");
     const status = await waitForImport(service, owner, modpackId, 10_000);
@@ -498,7 +448,7 @@ describe("the server killed with SIGKILL mid-import", () => {
     const started = await fetch(`${first.base}/modpacks/${modpackId}/import`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ platformUrl: collectionUrl("9500") }),
+      body: JSON.stringify({ platformUrl: workshopUrl("9500") }),
     });
     expect(started.status).toBe(202);
     const { importId } = (await started.json()) as { importId: string };
@@ -521,12 +471,12 @@ describe("the server killed with SIGKILL mid-import", () => {
     const killedAt = Date.now();
     const second = await startServiceProcess(env);
     children.push(second.child);
-    let status: ImportStatusBody | undefined;
+    let status: ImportStatus | undefined;
     const finishBy = Date.now() + 90_000;
     while (Date.now() < finishBy) {
       const response = await fetch(`${second.base}/modpacks/${modpackId}/import/status`, { headers });
       expect(response.status).toBe(200);
-      status = (await response.json()) as ImportStatusBody;
+      status = (await response.json()) as ImportStatus;
       if (status.status === "completed" || status.status === "failed") break;
       await sleep(200);
     }

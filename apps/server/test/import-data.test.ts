@@ -6,6 +6,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { createModpack, startImport, waitForImport } from "./support/modpacks.js";
+import { linkedWorkshopIds } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -15,25 +17,6 @@ let owner: SignedIn;
 
 /** The item the database refuses (a trigger stands in for any value Postgres will not store). */
 const REFUSED = "7999";
-
-async function call(method: "GET" | "POST", url: string, body?: unknown) {
-  const response = await service.app.inject({
-    method,
-    url,
-    headers: { ...owner.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  return { status: response.statusCode, json: () => response.json() as Record<string, unknown>, body: response.body };
-}
-
-async function finishedImport(modpackId: string) {
-  for (let attempt = 0; attempt < 6000; attempt += 1) {
-    const status = (await call("GET", `/modpacks/${modpackId}/import/status`)).json();
-    if (status.status === "completed" || status.status === "failed") return status;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("the import did not finish");
-}
 
 beforeAll(async () => {
   steam = await startFakeSteam();
@@ -82,18 +65,15 @@ describe("an import of messy workshop data", () => {
     ids.push(REFUSED);
     steam.collections.set("7777", ids);
 
-    const modpack = (await call("POST", "/modpacks", { name: "Messy import" })).json();
-    const started = await call("POST", `/modpacks/${modpack.id}/import`, {
-      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=7777",
-    });
-    expect(started.status, started.body).toBe(202);
-    const status = await finishedImport(String(modpack.id));
+    const modpackId = await createModpack(service, owner, { name: "Messy import" });
+    await startImport(service, owner, modpackId, "7777");
+    const status = await waitForImport(service, owner, modpackId);
 
     expect(status.status).toBe("completed");
     expect(status.modsImported).toBe(150);
     expect(status.modsFailed).toBe(1);
     expect(Number(status.modsImported) + Number(status.modsFailed)).toBe(ids.length);
-    const failures = status.failures as Array<{ workshopId: string; reason: string; detail?: string }>;
+    const { failures } = status;
     expect(failures.find((failure) => failure.reason === "unstorable")).toMatchObject({ workshopId: REFUSED });
     const rejected = failures.find((failure) => failure.reason === "ids_rejected");
     expect(rejected?.workshopId).toBe("7001");
@@ -120,11 +100,6 @@ describe("an import of messy workshop data", () => {
     expect(first?.mapFolders.join("")).not.toContain(";");
     expect(second?.timeUpdated).toBeNull();
 
-    const links = await db
-      .selectFrom("modpackMods")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .where("modpackId", "=", String(modpack.id))
-      .executeTakeFirstOrThrow();
-    expect(Number(links.count)).toBe(150);
+    expect(await linkedWorkshopIds(service, modpackId)).toHaveLength(150);
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { type FakeSteam, fakeItem, heldCalls, startFakeSteam } from "./fixtures/steam-api.js";
+import { createModpack, importNotifications, startImport, waitForImport } from "./support/modpacks.js";
+import { linkedWorkshopIds } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
-
-const collectionUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 
 let steam: FakeSteam;
 let service: TestService;
@@ -22,52 +22,6 @@ afterAll(async () => {
   await steam.close();
 });
 afterEach(() => steam.reset());
-
-async function createModpack(): Promise<string> {
-  const response = await service.app.inject({
-    method: "POST",
-    url: "/modpacks",
-    headers: owner.headers,
-    payload: { name: "Import target" },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().id;
-}
-
-async function startImport(who: SignedIn, modpackId: string, collectionId: string) {
-  const response = await service.app.inject({
-    method: "POST",
-    url: `/modpacks/${modpackId}/import`,
-    headers: who.headers,
-    payload: { platformUrl: collectionUrl(collectionId) },
-  });
-  expect(response.statusCode).toBe(202);
-  return response.json().importId as string;
-}
-
-async function waitForImport(importId: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const row = await service.runtime.database.db
-      .selectFrom("imports")
-      .selectAll()
-      .where("id", "=", importId)
-      .executeTakeFirstOrThrow();
-    if (row.status === "completed" || row.status === "failed") return row;
-    if (Date.now() > deadline) throw new Error(`import still ${row.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function notificationsAbout(userId: string, importId: string) {
-  const rows = await service.runtime.database.db
-    .selectFrom("notifications")
-    .select(["title", "type", "metadata"])
-    .where("userId", "=", userId)
-    .orderBy("createdAt")
-    .execute();
-  return rows.filter((row) => (row.metadata as { importId?: string }).importId === importId);
-}
 
 function seedItems(prefix: number, count: number): string[] {
   const ids = Array.from({ length: count }, (_, index) => String(prefix + index));
@@ -95,23 +49,24 @@ describe("import bounds", () => {
     },
   ])("fails an import of $name with the reason", async ({ seed, collection, error }) => {
     seed();
-    const modpackId = await createModpack();
-    const importId = await startImport(owner, modpackId, collection);
-    const row = await waitForImport(importId);
+    const modpackId = await createModpack(service, owner);
+    const importId = await startImport(service, owner, modpackId, collection);
+    const row = await waitForImport(service, owner, modpackId);
     expect(row).toMatchObject({ status: "failed", error, modsImported: 0 });
-    const notes = await notificationsAbout(owner.userId, importId);
+    const notes = await importNotifications(service, owner, importId);
     expect(notes.map((note) => [note.title, note.type])).toEqual([
-      ["Import started", "info"],
       ["Import failed", "error"],
+      ["Import started", "info"],
     ]);
-    expect(notes[1]?.metadata).toMatchObject({ error });
+    expect(notes[0]?.metadata).toMatchObject({ error });
   });
 
   it("imports a collection at the bounds", async () => {
     steam.collections.set("7200", [...seedItems(720_000, 200), "7201"]);
     steam.collections.set("7201", seedItems(720_500, 50));
-    const modpackId = await createModpack();
-    const row = await waitForImport(await startImport(owner, modpackId, "7200"));
+    const modpackId = await createModpack(service, owner);
+    await startImport(service, owner, modpackId, "7200");
+    const row = await waitForImport(service, owner, modpackId);
     expect(row).toMatchObject({ status: "completed", modsImported: 250, modsFailed: 0 });
   });
 });
@@ -147,7 +102,7 @@ describe("a running import whose requester loses the right to import", () => {
     },
   ])("stops before the next batch when $name, with exact counts and a notification", async ({ revoke, error }) => {
     steam.collections.set("8000", seedItems(800_000, 240));
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner);
     const member = await signIn(service, { name: "Importing member" });
     const added = await service.app.inject({
       method: "POST",
@@ -158,27 +113,22 @@ describe("a running import whose requester loses the right to import", () => {
     expect(added.statusCode).toBe(201);
     // The collection and the first batch of 100 are answered; the second batch waits.
     steam.holdAfter(2);
-    const importId = await startImport(member, modpackId, "8000");
-    const deadline = Date.now() + 20_000;
-    while (steam.held() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const importId = await startImport(service, member, modpackId, "8000");
+    await heldCalls(steam);
     expect(steam.held()).toBe(1);
     expect((await revoke(modpackId, member)).statusCode).toBe(200);
     steam.release();
 
-    const row = await waitForImport(importId);
+    const row = await waitForImport(service, owner, modpackId);
+    expect(row.importId).toBe(importId);
     // The batch already under way finishes; the third never starts.
     expect(row).toMatchObject({ status: "failed", error, modsImported: 200, modsFailed: 0 });
-    const links = await service.runtime.database.db
-      .selectFrom("modpackMods")
-      .select("modId")
-      .where("modpackId", "=", modpackId)
-      .execute();
-    expect(links).toHaveLength(200);
-    const notes = await notificationsAbout(member.userId, importId);
+    expect(await linkedWorkshopIds(service, modpackId)).toHaveLength(200);
+    const notes = await importNotifications(service, member, importId);
     expect(notes.map((note) => [note.title, note.type])).toEqual([
-      ["Import started", "info"],
       ["Import failed", "error"],
+      ["Import started", "info"],
     ]);
-    expect(notes[1]?.metadata).toMatchObject({ error });
+    expect(notes[0]?.metadata).toMatchObject({ error });
   });
 });

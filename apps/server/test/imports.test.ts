@@ -2,14 +2,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { type FakeSteam, fakeItem, heldCalls, startFakeSteam } from "./fixtures/steam-api.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { createModpack, importNotifications, requestImport, startImport, waitForImport } from "./support/modpacks.js";
+import { addMembers, insertImport, linkedWorkshopIds } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
 const DETAILS = "ISteamRemoteStorage/GetPublishedFileDetails/v1";
 const COLLECTIONS = "ISteamRemoteStorage/GetCollectionDetails/v1";
-const collectionUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 
 let steam: FakeSteam;
 let service: TestService;
@@ -26,52 +27,6 @@ afterAll(async () => {
 });
 afterEach(() => steam.reset());
 
-async function createModpack(target: TestService, who: SignedIn): Promise<string> {
-  const response = await target.app.inject({
-    method: "POST",
-    url: "/modpacks",
-    headers: who.headers,
-    payload: { name: "Import target" },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().id;
-}
-
-async function waitForImport(target: TestService, who: SignedIn, modpackId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await target.app.inject({
-      method: "GET",
-      url: `/modpacks/${modpackId}/import/status`,
-      headers: who.headers,
-    });
-    const body = response.json();
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`import still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function startImport(target: TestService, who: SignedIn, modpackId: string, collectionId: string) {
-  return target.app.inject({
-    method: "POST",
-    url: `/modpacks/${modpackId}/import`,
-    headers: who.headers,
-    payload: { platformUrl: collectionUrl(collectionId) },
-  });
-}
-
-async function linkedWorkshopIds(target: TestService, modpackId: string): Promise<string[]> {
-  const rows = await target.runtime.database.db
-    .selectFrom("modpackMods")
-    .innerJoin("mods", "mods.id", "modpackMods.modId")
-    .select("mods.workshopId")
-    .where("modpackMods.modpackId", "=", modpackId)
-    .where("modpackMods.isActive", "=", true)
-    .execute();
-  return rows.map((row) => row.workshopId).sort();
-}
-
 /** A collection with two mods (one requiring another item), a nested collection, another game's item and a missing item. */
 function seedMixedCollection() {
   for (const id of ["101", "102", "201", "900"]) steam.items.set(id, fakeItem(id));
@@ -84,8 +39,8 @@ function seedMixedCollection() {
 describe("import", () => {
   it("imports a mixed collection with exact counts, links, failures and notifications", async () => {
     seedMixedCollection();
-    const modpackId = await createModpack(service, owner);
-    const started = await startImport(service, owner, modpackId, "5000");
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
+    const started = await requestImport(service, owner, modpackId, "5000");
     expect(started.statusCode).toBe(202);
     expect(started.json()).toEqual({ message: "Import started", status: "pending", importId: expect.any(String) });
 
@@ -108,25 +63,22 @@ describe("import", () => {
     expect(status.finishedAt).toBeTruthy();
     expect(await linkedWorkshopIds(service, modpackId)).toEqual(["101", "102", "201"]);
 
-    const notifications = await service.app.inject({ method: "GET", url: "/notifications", headers: owner.headers });
-    const mine = notifications
-      .json()
-      .notifications.filter((item: { metadata: string }) => JSON.parse(item.metadata).modpackId === modpackId);
-    expect(mine.map((item: { title: string; type: string }) => [item.title, item.type])).toEqual([
+    const mine = await importNotifications(service, owner, started.json().importId);
+    expect(mine.map((item) => [item.title, item.type])).toEqual([
       ["Import finished with failures", "warning"],
       ["Import started", "info"],
     ]);
-    const finished = JSON.parse(mine[0].metadata);
+    const finished = mine[0]?.metadata ?? {};
     expect(finished).toMatchObject({ modsImported: 3, modsFailed: 2 });
     expect(finished.failures).toHaveLength(2);
   });
 
   it("imports the same collection again without duplicating links", async () => {
     seedMixedCollection();
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
     await startImport(service, owner, modpackId, "5000");
     await waitForImport(service, owner, modpackId);
-    const again = await startImport(service, owner, modpackId, "5000");
+    const again = await requestImport(service, owner, modpackId, "5000");
     expect(again.statusCode).toBe(202);
     const status = await waitForImport(service, owner, modpackId);
     expect(status.modsImported).toBe(3);
@@ -141,7 +93,7 @@ describe("import", () => {
   });
 
   it("fails with a clear error and notification when the collection cannot be read", async () => {
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
     await startImport(service, owner, modpackId, "7777");
     const status = await waitForImport(service, owner, modpackId);
     expect(status.status).toBe("failed");
@@ -155,21 +107,9 @@ describe("import", () => {
   });
 
   it("answers 409 while an import of the modpack is pending or running", async () => {
-    const modpackId = await createModpack(service, owner);
-    await service.runtime.database.db
-      .insertInto("imports")
-      .values({
-        modpackId,
-        requestedBy: owner.userId,
-        platformUrl: collectionUrl("1"),
-        collectionId: "1",
-        status: "running",
-        itemsTotal: null,
-        error: null,
-        failures: "[]",
-      })
-      .execute();
-    const response = await startImport(service, owner, modpackId, "5000");
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
+    await insertImport(service, { modpackId, requestedBy: owner.userId, collectionId: "1", status: "running" });
+    const response = await requestImport(service, owner, modpackId, "5000");
     expect(response.statusCode).toBe(409);
     expect(response.json()).toEqual({
       error: { message: "An import is already running for this modpack", code: "CONFLICT" },
@@ -177,7 +117,7 @@ describe("import", () => {
   });
 
   it("answers 404 for the status of a modpack that never imported, and checks the body", async () => {
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
     const status = await service.app.inject({
       method: "GET",
       url: `/modpacks/${modpackId}/import/status`,
@@ -195,22 +135,19 @@ describe("import", () => {
   });
 
   it("lets a member holding `import` start one, and refuses a member without it", async () => {
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
     const importer = await signIn(service);
     const reader = await signIn(service);
-    await service.runtime.database.db
-      .insertInto("modpackMembers")
-      .values([
-        { modpackId, userId: importer.userId, permission: ["read", "import"] },
-        { modpackId, userId: reader.userId, permission: ["read"] },
-      ])
-      .execute();
+    await addMembers(service, modpackId, [
+      { userId: importer.userId, permission: ["read", "import"] },
+      { userId: reader.userId, permission: ["read"] },
+    ]);
     steam.items.set("101", fakeItem("101"));
     steam.collections.set("6000", ["101"]);
-    const refused = await startImport(service, reader, modpackId, "6000");
+    const refused = await requestImport(service, reader, modpackId, "6000");
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toEqual({ error: { message: "Access denied", code: "FORBIDDEN" } });
-    const allowed = await startImport(service, importer, modpackId, "6000");
+    const allowed = await requestImport(service, importer, modpackId, "6000");
     expect(allowed.statusCode).toBe(202);
     const status = await waitForImport(service, reader, modpackId);
     expect(status.modsImported).toBe(1);
@@ -220,7 +157,7 @@ describe("import", () => {
     const ids = Array.from({ length: 1200 }, (_, index) => String(100_000 + index));
     for (const id of ids) steam.items.set(id, fakeItem(id));
     steam.collections.set("8000", ids);
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
     const startedAt = performance.now();
     await startImport(service, owner, modpackId, "8000");
     const status = await waitForImport(service, owner, modpackId, 60_000);
@@ -238,7 +175,7 @@ describe("import", () => {
   it("rolls a failing workshop into failed items, not a stuck worker", async () => {
     steam.items.set("101", fakeItem("101"));
     steam.collections.set("6100", ["101"]);
-    const modpackId = await createModpack(service, owner);
+    const modpackId = await createModpack(service, owner, { name: "Import target" });
     steam.failNext(1, "500");
     await startImport(service, owner, modpackId, "6100");
     const status = await waitForImport(service, owner, modpackId);
@@ -252,7 +189,7 @@ describe("import with a Steam API key", () => {
     try {
       const user = await signIn(keyed);
       seedMixedCollection();
-      const modpackId = await createModpack(keyed, user);
+      const modpackId = await createModpack(keyed, user, { name: "Import target" });
       await startImport(keyed, user, modpackId, "5000");
       const status = await waitForImport(keyed, user, modpackId);
       expect(status).toMatchObject({ status: "completed", modsImported: 4, modsFailed: 2 });
@@ -288,12 +225,11 @@ describe("a worker killed mid-import", () => {
     // One detail batch at a time, so the worker dies with exactly two batches stored.
     const first = await startTestService({ database, env: { WORKSHOP_API_URL: steam.url, IMPORT_READ_AHEAD: "1" } });
     const user = await signIn(first);
-    const modpackId = await createModpack(first, user);
+    const modpackId = await createModpack(first, user, { name: "Import target" });
     // The collection and two detail batches are answered; the third batch is held while the worker dies.
     steam.holdAfter(3);
     await startImport(first, user, modpackId, "9000");
-    const deadline = Date.now() + 20_000;
-    while (steam.held() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await heldCalls(steam);
     expect(steam.held()).toBe(1);
     expect((await linkedWorkshopIds(first, modpackId)).length).toBe(200);
     await first.runtime.jobs.stop({ graceful: false });
@@ -303,18 +239,10 @@ describe("a worker killed mid-import", () => {
     const second = await startTestService({ database, env: { WORKSHOP_API_URL: steam.url } });
     try {
       const again = await signIn(second);
-      await second.runtime.database.db
-        .insertInto("modpackMembers")
-        .values({ modpackId, userId: again.userId, permission: ["read"] })
-        .execute();
+      await addMembers(second, modpackId, [{ userId: again.userId, permission: ["read"] }]);
       const status = await waitForImport(second, again, modpackId, 60_000);
       expect(status).toMatchObject({ status: "completed", modsImported: 350, modsFailed: 0 });
-      const links = await second.runtime.database.db
-        .selectFrom("modpackMods")
-        .select("modId")
-        .where("modpackId", "=", modpackId)
-        .execute();
-      expect(links).toHaveLength(350);
+      expect(await linkedWorkshopIds(second, modpackId)).toHaveLength(350);
     } finally {
       await second.stop();
     }

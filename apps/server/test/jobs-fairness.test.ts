@@ -4,9 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorkers } from "../src/jobs/boss.js";
 import { exportJob } from "../src/jobs/export.js";
 import { EXPORT_QUEUE, IMPORT_QUEUE } from "../src/services/ports.js";
-import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { type FakeSteam, fakeItem, heldCalls, startFakeSteam } from "./fixtures/steam-api.js";
+import { requestFile } from "./support/modpacks.js";
+import { addMembers, insertExports, insertImport, insertModpack, insertMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
+import { workshopUrl } from "./support/workshop.js";
 
 /** The per-user bounds this file's service runs with. */
 const LIMITS = { exports: 20, imports: 2, refreshes: 2 };
@@ -31,19 +34,15 @@ beforeAll(async () => {
       MAX_RUNNING_REFRESHES_PER_USER: String(LIMITS.refreshes),
     },
   });
-  const rows = await service.runtime.database.db
-    .insertInto("mods")
-    .values(
-      Array.from({ length: 30 }, (_, index) => ({
-        workshopId: String(5_000_000 + index),
-        name: `Fair mod ${index}`,
-        avatarUrl: null,
-        platformModIds: [`FairMod${index}`],
-        mapFolders: index % 10 === 0 ? [`FairMap${index}`] : [],
-      })),
-    )
-    .returning("id")
-    .execute();
+  const rows = await insertMods(
+    service,
+    Array.from({ length: 30 }, (_, index) => ({
+      workshopId: String(5_000_000 + index),
+      name: `Fair mod ${index}`,
+      platformModIds: [`FairMod${index}`],
+      mapFolders: index % 10 === 0 ? [`FairMap${index}`] : [],
+    })),
+  );
   modIds = rows.map((row) => row.id);
 });
 afterAll(async () => {
@@ -55,28 +54,9 @@ function call(method: "GET" | "POST", url: string, user: SignedIn, payload?: obj
   return service.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload }) });
 }
 
-let modpackCounter = 0;
-
 /** A private modpack of `owner` holding the catalogue's 30 mods. */
-async function seedModpack(owner: SignedIn): Promise<string> {
-  modpackCounter += 1;
-  const { db } = service.runtime.database;
-  const modpack = await db
-    .insertInto("modpacks")
-    .values({ name: `Fair pack ${modpackCounter}`, ownerId: owner.userId, isPublic: false, metadata: "{}" })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto("modpackMods")
-    .values(modIds.map((modId) => ({ modpackId: modpack.id, modId, addedBy: owner.userId })))
-    .execute();
-  return modpack.id;
-}
-
-async function requestFile(user: SignedIn, modpackId: string, version: "41x" | "42x"): Promise<string> {
-  const response = await call("POST", `/modpacks/${modpackId}/server-file`, user, { version });
-  expect(response.statusCode, response.body).toBe(202);
-  return response.json().exportId;
+function seedModpack(owner: SignedIn): Promise<string> {
+  return insertModpack(service, { ownerId: owner.userId, modIds });
 }
 
 /** `count` different server files of one user: two versions of fresh modpacks. */
@@ -106,6 +86,39 @@ async function waitForExports(ids: string[], deadlineMs = DRAIN_DEADLINE_MS) {
   }
 }
 
+/** How long a worker sleeps between polls in the tests that rule polls out: far past every bound here. */
+const NO_POLL_SECONDS = 3600;
+/** A bound on a drain that must not wait for a poll: generous for a loaded machine, a small part of one poll. */
+const NO_POLL_BOUND_MS = 50_000;
+
+/**
+ * Restarts this instance's export workers as configured except that an idle worker sleeps an
+ * hour: a job that finishes sooner was fetched back to back or woken by NOTIFY, never by a poll.
+ * Answers how to put the configured workers back (safe to call twice).
+ */
+async function exportWorkersWithoutPolls(): Promise<() => Promise<void>> {
+  const { boss } = service.runtime.jobs;
+  const definition = exportJob({ db: service.runtime.database.db });
+  await boss.offWork(EXPORT_QUEUE);
+  await startWorkers(boss, [
+    {
+      ...definition,
+      work: {
+        ...definition.work,
+        pollingIntervalSeconds: NO_POLL_SECONDS,
+        notifyPollingIntervalSeconds: NO_POLL_SECONDS,
+      },
+    },
+  ]);
+  let restored = false;
+  return async () => {
+    if (restored) return;
+    restored = true;
+    await boss.offWork(EXPORT_QUEUE);
+    await startWorkers(boss, [definition]);
+  };
+}
+
 /** Stops this instance's export workers (as if busy elsewhere) and answers how to start them again. */
 async function pauseExportWorkers(): Promise<() => Promise<void>> {
   const { boss } = service.runtime.jobs;
@@ -133,11 +146,36 @@ describe("a backlog of jobs", () => {
   it("drains a burst of server files back to back, without waiting for a poll between jobs", async () => {
     const user = await signIn(service, { name: "Burst" });
     const files = await burstOf(user, LIMITS.exports);
-    const ids = await Promise.all(files.map((file) => requestFile(user, file.modpackId, file.version)));
-    expect(new Set(ids).size).toBe(files.length);
+    const { work } = exportJob({ db: service.runtime.database.db });
+    // The configured worker fetches in batches; otherwise a burst would be one job per poll.
+    expect(work?.batchSize).toBeGreaterThan(1);
 
-    const done = await waitForExports(ids);
-    expect([...done.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+    // A backlog already queued when the workers start is fetched batch after batch, with no
+    // poll between them: with every poll an hour long, it is still drained well within the bound.
+    const restore = await pauseExportWorkers();
+    let ids: string[] = [];
+    try {
+      for (const file of files) ids.push(await requestFile(service, user, file.modpackId, file.version));
+    } finally {
+      await restore();
+    }
+    const stopPolling = await exportWorkersWithoutPolls();
+    try {
+      const done = await waitForExports(ids, NO_POLL_BOUND_MS);
+      expect([...done.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+
+      // A burst requested while the workers sleep: each request's NOTIFY wakes them, and the
+      // burst is fetched back to back again. The embedded database has no NOTIFY; its workers
+      // wake on their configured poll instead, so there the second burst runs on the real workers.
+      if (service.runtime.database.kind !== "postgres") await stopPolling();
+      const again = await burstOf(user, LIMITS.exports);
+      ids = await Promise.all(again.map((file) => requestFile(service, user, file.modpackId, file.version)));
+      expect(new Set(ids).size).toBe(again.length);
+      const second = await waitForExports(ids, NO_POLL_BOUND_MS);
+      expect([...second.values()].map((row) => row.status)).toEqual(ids.map(() => "completed"));
+    } finally {
+      await stopPolling();
+    }
     for (const id of ids) {
       const download = await call("GET", `/modpacks/export/${id}/download`, user);
       expect(download.statusCode, download.body).toBe(200);
@@ -155,8 +193,8 @@ describe("a backlog of jobs", () => {
     const backlog: string[] = [];
     let single = "";
     try {
-      for (const file of files) backlog.push(await requestFile(first, file.modpackId, file.version));
-      single = await requestFile(second, theirs, "42x");
+      for (const file of files) backlog.push(await requestFile(service, first, file.modpackId, file.version));
+      single = await requestFile(service, second, theirs, "42x");
     } finally {
       await resume();
     }
@@ -177,10 +215,7 @@ describe("an identical server-file request already queued", () => {
     const owner = await signIn(service, { name: "Repeater" });
     const member = await signIn(service, { name: "Member" });
     const modpackId = await seedModpack(owner);
-    await service.runtime.database.db
-      .insertInto("modpackMembers")
-      .values({ modpackId, userId: member.userId, permission: ["read"] })
-      .execute();
+    await addMembers(service, modpackId, [{ userId: member.userId, permission: ["read"] }]);
 
     const resume = await pauseExportWorkers();
     const requested: Record<string, string> = {};
@@ -225,7 +260,7 @@ describe("an identical server-file request already queued", () => {
     );
 
     // Once the file exists, asking again makes a new one (the configuration may have changed).
-    const later = await requestFile(owner, modpackId, "41x");
+    const later = await requestFile(service, owner, modpackId, "41x");
     expect(later).not.toBe(requested.first);
   });
 });
@@ -236,16 +271,10 @@ describe("concurrent server-file requests of one user", () => {
     const modpackId = await seedModpack(user);
     const free = 3;
     const filler = await seedModpack(user);
-    await service.runtime.database.db
-      .insertInto("exports")
-      .values(
-        Array.from({ length: LIMITS.exports - free }, () => ({
-          modpackId: filler,
-          requestedBy: user.userId,
-          version: "41x" as const,
-        })),
-      )
-      .execute();
+    await insertExports(
+      service,
+      Array.from({ length: LIMITS.exports - free }, () => ({ modpackId: filler, requestedBy: user.userId })),
+    );
     const others = await Promise.all(Array.from({ length: 2 * free }, () => seedModpack(user)));
 
     const resume = await pauseExportWorkers();
@@ -275,11 +304,10 @@ describe("the per-user bound on refreshes", () => {
     const other = await signIn(service, { name: "Other refresher" });
     const workshopIds = ["6100", "6101", "6102", "6103"];
     for (const id of workshopIds) steam.items.set(id, fakeItem(id, { title: `Refreshed ${id}` }));
-    const mods = await service.runtime.database.db
-      .insertInto("mods")
-      .values(workshopIds.map((id) => ({ workshopId: id, name: `Stale ${id}`, avatarUrl: null, platformModIds: [id] })))
-      .returning(["id", "workshopId"])
-      .execute();
+    const mods = await insertMods(
+      service,
+      workshopIds.map((id) => ({ workshopId: id, name: `Stale ${id}`, platformModIds: [id] })),
+    );
     const modId = (index: number) => mods[index]?.id as string;
 
     steam.holdAfter(0);
@@ -288,11 +316,7 @@ describe("the per-user bound on refreshes", () => {
       inFlight = Array.from({ length: LIMITS.refreshes }, (_, index) =>
         call("POST", `/mods/${modId(index)}/refresh`, user),
       );
-      const deadline = Date.now() + 10_000;
-      while (steam.held() < LIMITS.refreshes) {
-        if (Date.now() > deadline) throw new Error(`only ${steam.held()} refreshes reached the workshop`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await heldCalls(steam, LIMITS.refreshes);
       const calls = steam.calls.length;
 
       const refused = await call("POST", `/mods/${modId(LIMITS.refreshes)}/refresh`, user);
@@ -302,10 +326,7 @@ describe("the per-user bound on refreshes", () => {
       expect(steam.calls.length).toBe(calls);
 
       inFlight.push(call("POST", `/mods/${modId(LIMITS.refreshes + 1)}/refresh`, other));
-      while (steam.held() < LIMITS.refreshes + 1) {
-        if (Date.now() > deadline) throw new Error("the other user's refresh did not reach the workshop");
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await heldCalls(steam, LIMITS.refreshes + 1);
     } finally {
       steam.release();
     }
@@ -325,8 +346,6 @@ describe("the per-user bound on refreshes", () => {
 });
 
 describe("the per-user bound on queued work", () => {
-  const collectionUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
-
   interface BoundCase {
     name: string;
     limit: number;
@@ -340,33 +359,24 @@ describe("the per-user bound on queued work", () => {
 
   const fillExports = async (user: SignedIn) => {
     const modpackId = await seedModpack(user);
-    await service.runtime.database.db
-      .insertInto("exports")
-      .values(
-        Array.from({ length: LIMITS.exports }, (_, index) => ({
-          modpackId,
-          requestedBy: user.userId,
-          version: index % 2 === 0 ? ("41x" as const) : ("42x" as const),
-          status: index % 3 === 0 ? ("running" as const) : ("pending" as const),
-        })),
-      )
-      .execute();
+    await insertExports(
+      service,
+      Array.from({ length: LIMITS.exports }, (_, index) => ({
+        modpackId,
+        requestedBy: user.userId,
+        version: index % 2 === 0 ? ("41x" as const) : ("42x" as const),
+        status: index % 3 === 0 ? ("running" as const) : ("pending" as const),
+      })),
+    );
   };
   const fillImports = async (user: SignedIn) => {
     for (let index = 0; index < LIMITS.imports; index++) {
-      await service.runtime.database.db
-        .insertInto("imports")
-        .values({
-          modpackId: await seedModpack(user),
-          requestedBy: user.userId,
-          platformUrl: collectionUrl(String(900 + index)),
-          collectionId: String(900 + index),
-          status: index === 0 ? "running" : "pending",
-          itemsTotal: null,
-          error: null,
-          failures: "[]",
-        })
-        .execute();
+      await insertImport(service, {
+        modpackId: await seedModpack(user),
+        requestedBy: user.userId,
+        collectionId: String(900 + index),
+        status: index === 0 ? "running" : "pending",
+      });
     }
   };
 
@@ -404,7 +414,7 @@ describe("the per-user bound on queued work", () => {
       limit: LIMITS.imports,
       fill: fillImports,
       send: async (user) =>
-        call("POST", `/modpacks/${await seedModpack(user)}/import`, user, { platformUrl: collectionUrl("777") }),
+        call("POST", `/modpacks/${await seedModpack(user)}/import`, user, { platformUrl: workshopUrl("777") }),
       written: async (user) => [
         await count("imports", "requestedBy", user.userId),
         await count("notifications", "userId", user.userId),

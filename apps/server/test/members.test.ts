@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "./fixtures/oauth-provider.js";
+import { createModpack } from "./support/modpacks.js";
 import { browserSignIn } from "./support/oauth-flow.js";
+import { addMembers } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** The invitation lifetime the service with an identity provider runs with (the default is 14). */
+const EXPIRY_DAYS = 7;
 
 let service: TestService;
 let owner: SignedIn;
@@ -12,17 +18,6 @@ beforeAll(async () => {
   owner = await signIn(service, { name: "Owner" });
 });
 afterAll(() => service.stop());
-
-async function createModpack(name: string): Promise<string> {
-  const response = await service.app.inject({
-    method: "POST",
-    url: "/modpacks",
-    headers: owner.headers,
-    payload: { name },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json().id;
-}
 
 async function notificationsOf(userId: string, title: string, target?: TestService): Promise<number> {
   const rows = await (target ?? service).runtime.database.db
@@ -41,7 +36,7 @@ describe("POST /modpacks/{id}/members under concurrency", () => {
   ])(
     "$concurrent adds of one user ($previously): one 201, the rest 409, one notification",
     async ({ concurrent, previously }) => {
-      const modpackId = await createModpack(`Race ${previously}`);
+      const modpackId = await createModpack(service, owner, { name: `Race ${previously}` });
       const invitee = await signIn(service);
       if (previously === "removed") {
         const added = await service.app.inject({
@@ -88,7 +83,10 @@ describe("adding a member by email", () => {
 
   beforeAll(async () => {
     provider = await startFakeProvider();
-    withProvider = await startTestService({ role: "api", env: provider.env });
+    withProvider = await startTestService({
+      role: "api",
+      env: { ...provider.env, INVITATION_EXPIRY_DAYS: String(EXPIRY_DAYS) },
+    });
     inviter = await signIn(withProvider, { name: "Inviter" });
   });
   afterAll(async () => {
@@ -128,9 +126,19 @@ describe("adding a member by email", () => {
       const response = await invite(modpackId, email);
       expect(response.statusCode).toBe(201);
       const body = response.json();
-      expect(Object.keys(body).sort()).toEqual(["createdAt", "email", "permission", "status"]);
-      expect(body).toEqual({ email: lowered, permission: ["read"], status: "invited", createdAt: expect.any(String) });
-      answers.push({ ...body, createdAt: "", email: "" });
+      expect(Object.keys(body).sort()).toEqual(["createdAt", "email", "expiresAt", "permission", "status"]);
+      expect(body).toEqual({
+        email: lowered,
+        permission: ["read"],
+        status: "invited",
+        createdAt: expect.any(String),
+        expiresAt: expect.any(String),
+      });
+      // Made or renewed now, it expires the configured number of days later.
+      const lifetime = Date.parse(body.expiresAt) - Date.parse(body.createdAt);
+      expect(lifetime).toBeGreaterThanOrEqual(EXPIRY_DAYS * DAY_MS);
+      expect(lifetime).toBeLessThan(EXPIRY_DAYS * DAY_MS + 60 * 60 * 1000);
+      answers.push({ ...body, createdAt: "", expiresAt: "", email: "" });
     }
     expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
     // Nobody became a member or was told anything yet.
@@ -141,6 +149,83 @@ describe("adding a member by email", () => {
     });
     expect(members.json().members).toEqual([]);
     expect(await notificationsOf(existing.userId, "Added to a modpack", withProvider)).toBe(0);
+  });
+
+  const invitations = (modpackId: string, who: SignedIn = inviter) =>
+    withProvider.app.inject({ method: "GET", url: `/modpacks/${modpackId}/invitations`, headers: who.headers });
+  const withdraw = (modpackId: string, email: string, who: SignedIn = inviter) =>
+    withProvider.app.inject({
+      method: "DELETE",
+      url: `/modpacks/${modpackId}/invitations?email=${encodeURIComponent(email)}`,
+      headers: who.headers,
+    });
+  const signInAs = async (email: string) => {
+    provider.profile = { sub: `sub-${email}`, name: "Invitee", email, email_verified: true };
+    expect((await browserSignIn(withProvider)).callback.statusCode).toBe(302);
+  };
+  const membersOf = async (modpackId: string) =>
+    (
+      await withProvider.runtime.database.db
+        .selectFrom("modpackMembers")
+        .innerJoin("users", "users.id", "modpackMembers.userId")
+        .select("users.email")
+        .where("modpackId", "=", modpackId)
+        .execute()
+    ).map((row) => row.email);
+
+  it("lists pending invitations to the owner only, and withdraws one so that it is never claimed", async () => {
+    const modpackId = await modpackOf("Pending");
+    const member = await signIn(withProvider, { name: "Member" });
+    const stranger = await signIn(withProvider, { name: "Stranger" });
+    await addMembers(withProvider, modpackId, [{ userId: member.userId, permission: ["read"] }]);
+    const first = `first-${Date.now()}@example.com`;
+    const second = `second-${Date.now()}@example.com`;
+    expect((await invite(modpackId, first)).statusCode).toBe(201);
+    expect((await invite(modpackId, second, ["read", "import"])).statusCode).toBe(201);
+
+    const listed = await invitations(modpackId);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().invitations).toEqual([
+      expect.objectContaining({ email: second, permission: ["read", "import"], status: "invited" }),
+      expect.objectContaining({ email: first, permission: ["read"], status: "invited" }),
+    ]);
+    // The addresses are the owner's: a member and a stranger are refused.
+    expect((await invitations(modpackId, member)).statusCode).toBe(403);
+    expect((await invitations(modpackId, stranger)).statusCode).toBe(403);
+    expect((await withdraw(modpackId, first, member)).statusCode).toBe(403);
+
+    const withdrawn = await withdraw(modpackId, first.toUpperCase());
+    expect(withdrawn.statusCode, withdrawn.body).toBe(200);
+    expect(withdrawn.json()).toEqual({ message: "Invitation withdrawn" });
+    expect((await withdraw(modpackId, first)).statusCode).toBe(404);
+    expect((await withdraw(modpackId, "not-an-email")).statusCode).toBe(400);
+    expect((await invitations(modpackId)).json().invitations.map((item: { email: string }) => item.email)).toEqual([
+      second,
+    ]);
+
+    await signInAs(first);
+    await signInAs(second);
+    expect((await membersOf(modpackId)).sort()).toEqual([member.email, second].sort());
+    // A claimed invitation is no longer pending.
+    expect((await invitations(modpackId)).json().invitations).toEqual([]);
+  });
+
+  it("neither lists, withdraws nor claims an expired invitation", async () => {
+    const modpackId = await modpackOf("Expired");
+    const email = `expired-${Date.now()}@example.com`;
+    expect((await invite(modpackId, email)).statusCode).toBe(201);
+    await withProvider.runtime.database.db
+      .updateTable("modpackInvitations")
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where("modpackId", "=", modpackId)
+      .execute();
+    expect((await invitations(modpackId)).json().invitations).toEqual([]);
+    expect((await withdraw(modpackId, email)).statusCode).toBe(404);
+    await signInAs(email);
+    expect(await membersOf(modpackId)).toEqual([]);
+    // Inviting again makes a fresh, claimable invitation.
+    expect((await invite(modpackId, email)).statusCode).toBe(201);
+    expect((await invitations(modpackId)).json().invitations).toHaveLength(1);
   });
 
   it.each([

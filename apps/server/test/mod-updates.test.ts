@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MOD_UPDATE_QUEUE } from "../src/services/ports.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { notificationsOf } from "./support/modpacks.js";
+import { addMembers, insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
-import { type SignedIn, signIn } from "./support/users.js";
+import { signIn } from "./support/users.js";
 
 let steam: FakeSteam;
 let service: TestService;
@@ -16,35 +18,12 @@ afterAll(async () => {
   await steam.close();
 });
 
-interface NotificationBody {
-  title: string;
-  type: string;
-  content: string;
-  metadata: string;
-}
-
-async function notificationsOf(user: SignedIn): Promise<NotificationBody[]> {
-  const response = await service.app.inject({ method: "GET", url: "/notifications", headers: user.headers });
-  return response.json().notifications;
-}
-
 describe("the mod update job", () => {
   it("notifies each affected user once per run, grouping updated, breaking and removed mods", async () => {
     const { db } = service.runtime.database;
     const old = new Date("2023-01-01T00:00:00Z");
-    const seed = async (workshopId: string, platformModIds: string[], mapFolders: string[] = []) =>
-      db
-        .insertInto("mods")
-        .values({
-          workshopId,
-          name: `Mod ${workshopId}`,
-          avatarUrl: null,
-          platformModIds,
-          mapFolders,
-          timeUpdated: old,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+    const seed = (workshopId: string, platformModIds: string[]) =>
+      insertMod(service, { workshopId, platformModIds, timeUpdated: old });
     const updated = await seed("1001", ["Updated"]);
     const breaking = await seed("1002", ["Breaking"]);
     const removed = await seed("1003", ["Removed"]);
@@ -73,25 +52,11 @@ describe("the mod update job", () => {
     const member = await signIn(service, { name: "Member" });
     const bystander = await signIn(service, { name: "Bystander" });
     const admin = await signIn(service, { name: "Admin", role: "admin" });
-    const pack = async (name: string, ownerId: string, modIds: string[]) => {
-      const modpack = await db
-        .insertInto("modpacks")
-        .values({ name, ownerId, metadata: "{}" })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      await db
-        .insertInto("modpackMods")
-        .values(modIds.map((modId) => ({ modpackId: modpack.id, modId, addedBy: ownerId })))
-        .execute();
-      return modpack.id;
-    };
+    const pack = (name: string, ownerId: string, modIds: string[]) => insertModpack(service, { name, ownerId, modIds });
     const first = await pack("First", owner.userId, [updated.id, breaking.id]);
     await pack("Second", owner.userId, [removed.id, unchanged.id]);
     await pack("Third", bystander.userId, [unchanged.id]);
-    await db
-      .insertInto("modpackMembers")
-      .values({ modpackId: first, userId: member.userId, permission: ["read"] })
-      .execute();
+    await addMembers(service, first, [{ userId: member.userId, permission: ["read"] }]);
 
     const response = await service.app.inject({ method: "POST", url: "/mods/update-all", headers: admin.headers });
     expect(response.statusCode).toBe(202);
@@ -111,7 +76,7 @@ describe("the mod update job", () => {
     // Two change summaries, and the owner of "Second" hears that the removal broke it.
     expect(output).toEqual({ checked: 5, changed: 4, notified: 3 });
 
-    const allOwnerNotes = await notificationsOf(owner);
+    const allOwnerNotes = await notificationsOf(service, owner);
     expect(allOwnerNotes.map((note) => [note.title, note.type]).sort()).toEqual([
       ["3 mods in your modpacks changed", "warning"],
       ['A new problem in "Second"', "error"],
@@ -127,10 +92,10 @@ describe("the mod update job", () => {
     ]);
     expect(ownerMeta.modpacks.map((modpack: { name: string }) => modpack.name).sort()).toEqual(["First", "Second"]);
 
-    const memberNotes = await notificationsOf(member);
+    const memberNotes = await notificationsOf(service, member);
     expect(memberNotes).toHaveLength(1);
     expect(JSON.parse(memberNotes[0]?.metadata ?? "{}").mods).toHaveLength(2);
-    expect(await notificationsOf(bystander)).toHaveLength(0);
+    expect(await notificationsOf(service, bystander)).toHaveLength(0);
 
     const mods = await db
       .selectFrom("mods")

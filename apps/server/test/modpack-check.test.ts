@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runModUpdate } from "../src/jobs/mod-update.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
 import { type FakeSteam, fakeMod, fakeRequirementChain, startFakeSteam } from "./fixtures/steam-api.js";
+import { createModpack, notificationsOf, waitForExport } from "./support/modpacks.js";
 import { statementsOf } from "./support/query-count.js";
+import { addMembers, linkMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 import { workshopItem } from "./support/workshop.js";
@@ -48,12 +50,6 @@ function call(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", url: string, 
   });
 }
 
-async function createModpack(name = "Check pack"): Promise<string> {
-  const response = await call("POST", "/modpacks", owner, { name });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json().id;
-}
-
 async function addMod(modpackId: string, reference: string): Promise<Link> {
   const response = await call("POST", `/modpacks/${modpackId}/mods`, owner, { modAtribute: reference });
   expect([200, 201], response.body).toContain(response.statusCode);
@@ -81,23 +77,6 @@ async function saveConfiguration(modpackId: string, body: object, user: SignedIn
 
 const codes = (result: Check) => result.findings.map((finding) => [finding.code, finding.workshopId ?? null]);
 
-async function notificationsOf(user: SignedIn): Promise<{ title: string; type: string; metadata: string }[]> {
-  const response = await call("GET", "/notifications", user);
-  return response.json().notifications;
-}
-
-async function waitForExport(exportId: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const response = await call("GET", `/modpacks/export/${exportId}`, owner);
-    expect(response.statusCode, response.body).toBe(200);
-    const body = response.json();
-    if (body.status === "completed" || body.status === "failed") return body;
-    if (Date.now() > deadline) throw new Error(`export ${exportId} still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 beforeAll(async () => {
   fake = await startFakeSteam();
   service = await startTestService({ env: { WORKSHOP_API_URL: fake.url, STEAM_API_KEY: "check-test-key" } });
@@ -117,7 +96,7 @@ afterAll(async () => {
 describe("requirements", () => {
   it("stores the workshop's required items and adds the missing ones, transitively, when a mod is added", async () => {
     for (const item of fakeRequirementChain(["7001", "7002", "7003"])) fake.items.set(item.workshopId, item);
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
 
     const link = await addMod(modpackId, "7001");
     expect(link.created).toBe(true);
@@ -149,7 +128,7 @@ describe("requirements", () => {
       workshopItem("7101", { requiredWorkshopIds: ["7102"] }),
       workshopItem("7102", { requiredWorkshopIds: [] }),
     ]);
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
     const before = fake.calls.length;
     const link = await addMod(modpackId, "7101");
     expect(link.dependenciesAdded.map((added) => added.workshopId)).toEqual(["7102"]);
@@ -158,7 +137,7 @@ describe("requirements", () => {
 
   it("adds the mod even when a requirement is not on the workshop, and the check names what is missing", async () => {
     fake.items.set("7201", fakeMod("7201", { title: "Needs a ghost", requires: ["7299"] }));
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
     const link = await addMod(modpackId, "7201");
     expect(link).toMatchObject({ created: true, dependenciesAdded: [] });
     const result = await check(modpackId);
@@ -179,7 +158,7 @@ describe("requirements", () => {
     fake.items.set("7301", fakeMod("7301", { title: "Base library" }));
     fake.items.set("7302", fakeMod("7302", { title: "Guns", requires: ["7301"] }));
     fake.items.set("7303", fakeMod("7303", { title: "Cars", requires: ["7301"] }));
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
     await addMod(modpackId, "7302");
     await addMod(modpackId, "7303");
     const base = await modIdOf("7301");
@@ -212,7 +191,7 @@ describe("requirements", () => {
   it("imports follow requirements through the same path", async () => {
     for (const item of fakeRequirementChain(["7401", "7402", "7403"])) fake.items.set(item.workshopId, item);
     fake.collections.set("7400", ["7401"]);
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
     const started = await call("POST", `/modpacks/${modpackId}/import`, owner, {
       platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=7400",
     });
@@ -350,7 +329,7 @@ describe("the check", () => {
   ];
 
   it.each(cases)("$name", async (testCase) => {
-    const modpackId = await createModpack(testCase.name.slice(0, 50));
+    const modpackId = await createModpack(service, owner, { name: testCase.name.slice(0, 50) });
     for (const [workshopId, options] of testCase.mods) {
       fake.items.set(workshopId, fakeMod(workshopId, options));
     }
@@ -394,7 +373,7 @@ describe("the check", () => {
   it("names every mod in a clash and a cycle", async () => {
     fake.items.set("8101", fakeMod("8101", { modIds: ["Twin"], requires: ["8102"] }));
     fake.items.set("8102", fakeMod("8102", { modIds: ["Twin"], requires: ["8101"] }));
-    const modpackId = await createModpack();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
     await addMod(modpackId, "8101");
     const [first, second] = [await modIdOf("8101"), await modIdOf("8102")];
     const result = await check(modpackId);
@@ -408,17 +387,13 @@ describe("the check", () => {
   it("reports a mod the workshop no longer has, and tells editors once per change", async () => {
     fake.items.set("8201", fakeMod("8201", { title: "Soon gone" }));
     fake.items.set("8202", fakeMod("8202", { title: "Gains a requirement" }));
-    const modpackId = await createModpack("Notified pack");
+    const modpackId = await createModpack(service, owner, { name: "Notified pack" });
     await addMod(modpackId, "8201");
     await addMod(modpackId, "8202");
-    const db = service.runtime.database.db;
-    await db
-      .insertInto("modpackMembers")
-      .values([
-        { modpackId, userId: editor.userId, permission: ["read", "add-mod"] },
-        { modpackId, userId: reader.userId, permission: ["read"] },
-      ])
-      .execute();
+    await addMembers(service, modpackId, [
+      { userId: editor.userId, permission: ["read", "add-mod"] },
+      { userId: reader.userId, permission: ["read"] },
+    ]);
     const gone = await modIdOf("8201");
 
     fake.items.delete("8201");
@@ -428,7 +403,7 @@ describe("the check", () => {
     expect(codes(await check(modpackId, "41x"))).toEqual([["unavailable", "8201"]]);
 
     const problems = async (user: SignedIn) =>
-      (await notificationsOf(user)).filter((note) => JSON.parse(note.metadata).modpackId === modpackId);
+      (await notificationsOf(service, user)).filter((note) => JSON.parse(note.metadata).modpackId === modpackId);
     for (const user of [owner, editor]) {
       const notes = await problems(user);
       expect(notes.map((note) => [note.title, note.type])).toEqual([['A new problem in "Notified pack"', "error"]]);
@@ -454,7 +429,7 @@ describe("the check", () => {
 
   it("tells editors of an error the update job introduces once, not on every run", async () => {
     fake.items.set("8301", fakeMod("8301", { title: "Gone by the update" }));
-    const modpackId = await createModpack("Update pack");
+    const modpackId = await createModpack(service, owner, { name: "Update pack" });
     await addMod(modpackId, "8301");
     fake.items.delete("8301");
     const deps = { db: service.runtime.database.db, workshop: service.runtime.workshop };
@@ -462,18 +437,15 @@ describe("the check", () => {
     expect(first.changes).toContainEqual(expect.objectContaining({ workshopId: "8301", change: "removed" }));
     const second = await runModUpdate(deps);
     expect(second.changes).toEqual([]);
-    const notes = (await notificationsOf(owner)).filter(
+    const notes = (await notificationsOf(service, owner)).filter(
       (note) => note.type === "error" && JSON.parse(note.metadata).modpackId === modpackId,
     );
     expect(notes.map((note) => note.title)).toEqual(['A new problem in "Update pack"']);
   });
 
   it("is readable by members and public readers, and refused to others", async () => {
-    const modpackId = await createModpack();
-    await service.runtime.database.db
-      .insertInto("modpackMembers")
-      .values({ modpackId, userId: reader.userId, permission: ["read"] })
-      .execute();
+    const modpackId = await createModpack(service, owner, { name: "Check pack" });
+    await addMembers(service, modpackId, [{ userId: reader.userId, permission: ["read"] }]);
     expect((await call("GET", `/modpacks/${modpackId}/check`, reader)).statusCode).toBe(200);
     expect((await call("GET", `/modpacks/${modpackId}/check`, stranger)).statusCode).toBe(403);
     expect((await call("GET", `/modpacks/${modpackId}/check`)).statusCode).toBe(401);
@@ -488,7 +460,7 @@ describe("the check", () => {
   it("costs the same number of statements for 3 mods and for 40", async () => {
     const counts: number[] = [];
     for (const size of [3, 40]) {
-      const modpackId = await createModpack(`Sized ${size}`);
+      const modpackId = await createModpack(service, owner, { name: `Sized ${size}` });
       const items = Array.from({ length: size }, (_, index) =>
         workshopItem(String(8_500_000 + size * 100 + index), {
           // Every third mod requires the one before it; one requirement is missing.
@@ -497,10 +469,12 @@ describe("the check", () => {
       );
       items[0] = { ...items[0]!, requiredWorkshopIds: ["8599999"] };
       const rows = await upsertWorkshopItems(service.runtime.database.db, items);
-      await service.runtime.database.db
-        .insertInto("modpackMods")
-        .values(rows.map((row) => ({ modpackId, modId: row.id, addedBy: owner.userId })))
-        .execute();
+      await linkMods(
+        service,
+        modpackId,
+        owner.userId,
+        rows.map((row) => row.id),
+      );
       const { result, statements } = await statementsOf(service, () => check(modpackId));
       expect(result.findings.filter((finding) => finding.code === "missing-requirement")).toHaveLength(1);
       counts.push(statements.length);
@@ -514,7 +488,7 @@ describe("custom in-game ids", () => {
   it("are validated, shown, written after the selected ids, and clear no-ids", async () => {
     fake.items.set("9001", fakeMod("9001", { title: "Idless", modIds: [] }));
     fake.items.set("9002", fakeMod("9002", { modIds: ["Listed", "Other"] }));
-    const modpackId = await createModpack("Custom ids");
+    const modpackId = await createModpack(service, owner, { name: "Custom ids" });
     await addMod(modpackId, "9001");
     await addMod(modpackId, "9002");
     const [idless, listed] = [await modIdOf("9001"), await modIdOf("9002")];
@@ -561,7 +535,7 @@ describe("custom in-game ids", () => {
     expect(await check(modpackId)).toMatchObject({ ok: true, findings: [] });
 
     const requested = await call("POST", `/modpacks/${modpackId}/server-file`, owner, { version: "41x" });
-    const done = await waitForExport(requested.json().exportId);
+    const done = await waitForExport(service, owner, requested.json().exportId);
     expect(done).toMatchObject({ status: "completed", findings: [] });
     const file = (await call("GET", `/modpacks/export/${done.exportId}/download`, owner)).body;
     expect(file.split("\n")).toContain("Mods=HandGiven;Listed;Extra/Sub Mod");
@@ -583,7 +557,7 @@ describe("the check travels with the server file", () => {
   it("lists errors and warnings in the header and on the export's status", async () => {
     fake.items.set("9101", fakeMod("9101", { title: "Old\u2028build mod", builds: ["41"], requires: ["9199"] }));
     fake.items.set("9102", fakeMod("9102", { title: "Quiet", modIds: ["Q1"] }));
-    const modpackId = await createModpack("Header pack");
+    const modpackId = await createModpack(service, owner, { name: "Header pack" });
     await addMod(modpackId, "9101");
     await addMod(modpackId, "9102");
     const quiet = await modIdOf("9102");
@@ -593,7 +567,7 @@ describe("the check travels with the server file", () => {
     });
 
     const requested = await call("POST", `/modpacks/${modpackId}/server-file`, owner, { version: "42x" });
-    const done = await waitForExport(requested.json().exportId);
+    const done = await waitForExport(service, owner, requested.json().exportId);
     expect(done.status).toBe("completed");
     const expectedCodes = [
       ["missing-requirement", "9101"],
@@ -614,7 +588,7 @@ describe("the check travels with the server file", () => {
 
     // The 41x file of the same pack has no wrong-build line.
     const older = await call("POST", `/modpacks/${modpackId}/server-file`, owner, { version: "41x" });
-    const olderDone = await waitForExport(older.json().exportId);
+    const olderDone = await waitForExport(service, owner, older.json().exportId);
     expect(olderDone.findings.map((finding: Finding) => finding.code)).toEqual(["missing-requirement"]);
   });
 });

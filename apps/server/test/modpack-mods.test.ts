@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { createModpack } from "./support/modpacks.js";
 import { statementsOf } from "./support/query-count.js";
+import { addMembers, linkMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
-import { workshopItem } from "./support/workshop.js";
+import { workshopItem, workshopUrl } from "./support/workshop.js";
 
 let fake: FakeSteam;
 let service: TestService;
@@ -15,7 +17,6 @@ let remover: SignedIn;
 let reader: SignedIn;
 let stranger: SignedIn;
 
-const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 const accessDenied = { error: { message: "Access denied", code: "FORBIDDEN" } };
 
 function request(
@@ -38,19 +39,6 @@ const removeMod = (modpackId: string, user: SignedIn | undefined, modId: string)
   request("DELETE", `/modpacks/${modpackId}/mods/${modId}`, user);
 const listMods = (modpackId: string, user: SignedIn | undefined, query = "") =>
   request("GET", `/modpacks/${modpackId}/mods${query ? `?${query}` : ""}`, user);
-
-async function createModpack(user: SignedIn, body: Record<string, unknown> = {}): Promise<string> {
-  const response = await request("POST", "/modpacks", user, { name: "Test modpack", ...body });
-  expect(response.statusCode).toBe(201);
-  return response.json().id;
-}
-
-async function addMember(modpackId: string, user: SignedIn, permission: string[]): Promise<void> {
-  await service.runtime.database.db
-    .insertInto("modpackMembers")
-    .values({ modpackId, userId: user.userId, permission })
-    .execute();
-}
 
 const names = (response: { json(): { data: { name: string }[] } }) => response.json().data.map((mod) => mod.name);
 
@@ -75,7 +63,7 @@ describe("adding and removing mods", () => {
   let modpackId: string;
 
   beforeAll(async () => {
-    modpackId = await createModpack(owner);
+    modpackId = await createModpack(service, owner);
     for (const id of ["4001", "4002", "4003", "4004"]) fake.items.set(id, fakeItem(id));
   });
 
@@ -223,7 +211,7 @@ describe("adding and removing mods", () => {
       .where("id", "=", id("4803"))
       .execute();
 
-    const target = await createModpack(owner);
+    const target = await createModpack(service, owner);
     const added = await addMod(target, owner, "Shared");
     expect(added.statusCode).toBe(201);
     expect(added.json().modId).toBe(id("4802"));
@@ -235,10 +223,10 @@ describe("who may add and remove", () => {
   let modId: string;
 
   beforeAll(async () => {
-    modpackId = await createModpack(owner);
-    await addMember(modpackId, adder, ["read", "add-mod"]);
-    await addMember(modpackId, remover, ["read", "remove-mod"]);
-    await addMember(modpackId, reader, ["read"]);
+    modpackId = await createModpack(service, owner);
+    await addMembers(service, modpackId, [{ userId: adder.userId, permission: ["read", "add-mod"] }]);
+    await addMembers(service, modpackId, [{ userId: remover.userId, permission: ["read", "remove-mod"] }]);
+    await addMembers(service, modpackId, [{ userId: reader.userId, permission: ["read"] }]);
     fake.items.set("4101", fakeItem("4101"));
     fake.items.set("4102", fakeItem("4102"));
   });
@@ -295,7 +283,7 @@ describe("who may add and remove", () => {
   });
 
   it("lets anyone signed in read a public modpack's mods, but not change them", async () => {
-    const publicId = await createModpack(owner, { isPublic: true });
+    const publicId = await createModpack(service, owner, { isPublic: true });
     expect((await addMod(publicId, owner, "4102")).statusCode).toBe(201);
     const list = await listMods(publicId, stranger);
     expect(list.statusCode).toBe(200);
@@ -306,7 +294,7 @@ describe("who may add and remove", () => {
 
 describe("two adds at once", () => {
   it("reports exactly one of them as created, for a catalogue mod and for a new workshop item", async () => {
-    const modpackId = await createModpack(owner);
+    const modpackId = await createModpack(service, owner);
     fake.items.set("4201", fakeItem("4201"));
     fake.items.set("4202", fakeItem("4202"));
     expect((await request("POST", "/mods", owner, { modAtribute: "4201" })).statusCode).toBe(201);
@@ -332,7 +320,7 @@ describe("listing a modpack with 25 mods", () => {
   let modpackId: string;
 
   beforeAll(async () => {
-    modpackId = await createModpack(owner);
+    modpackId = await createModpack(service, owner);
     // Added in workshop-id order; names run the other way, so "by name" and "as added" differ.
     const items = Array.from({ length: 25 }, (_, index) => {
       const n = index + 1;
@@ -427,19 +415,15 @@ describe("query count of GET /modpacks/{id}/mods", () => {
   let large: string;
 
   beforeAll(async () => {
-    small = await createModpack(owner);
-    large = await createModpack(owner);
+    small = await createModpack(service, owner);
+    large = await createModpack(service, owner);
     const items = Array.from({ length: 50 }, (_, index) =>
       workshopItem(String(8000 + index), { title: `Count Mod ${index}` }),
     );
     const rows = await upsertWorkshopItems(service.runtime.database.db, items);
-    await service.runtime.database.db
-      .insertInto("modpackMods")
-      .values([
-        ...rows.slice(0, 5).map((row) => ({ modpackId: small, modId: row.id, addedBy: owner.userId })),
-        ...rows.map((row) => ({ modpackId: large, modId: row.id, addedBy: owner.userId })),
-      ])
-      .execute();
+    const modIds = rows.map((row) => row.id);
+    await linkMods(service, small, owner.userId, modIds.slice(0, 5));
+    await linkMods(service, large, owner.userId, modIds);
     // Jobs work through the same database handle; none may run while statements are counted.
     await service.runtime.jobs.stop({ graceful: true });
   });

@@ -4,15 +4,13 @@ import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.j
 import { statementsOf } from "./support/query-count.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
-import { workshopItem } from "./support/workshop.js";
+import { workshopItem, workshopUrl } from "./support/workshop.js";
 
 let fake: FakeSteam;
 let service: TestService;
 let user: SignedIn;
 let stranger: SignedIn;
 let admin: SignedIn;
-
-const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
 
 function post(url: string, headers: Record<string, string> | undefined, payload?: unknown) {
   return service.app.inject({

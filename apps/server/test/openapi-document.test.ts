@@ -123,8 +123,20 @@ describe("the OpenAPI document", () => {
       const operation = document.paths[rest.path]?.[rest.method.toLowerCase()] as Record<string, unknown>;
       const body = (operation.requestBody as { content: Record<string, { example?: object }> } | undefined)?.content;
       const pathIds = Object.fromEntries([...rest.path.matchAll(/\{(\w+)\}/g)].map((match) => [match[1], exampleId]));
+      const parameters = (operation.parameters ?? []) as Array<{
+        in: string;
+        name: string;
+        required?: boolean;
+        example?: unknown;
+        schema?: { example?: unknown };
+      }>;
+      const requiredQuery = Object.fromEntries(
+        parameters
+          .filter((parameter) => parameter.in === "query" && parameter.required)
+          .map((parameter) => [parameter.name, parameter.example ?? parameter.schema?.example]),
+      );
       if (!body && Object.keys(pathIds).length === 0) continue;
-      const input = { ...pathIds, ...(body?.["application/json"]?.example ?? {}) };
+      const input = { ...pathIds, ...requiredQuery, ...(body?.["application/json"]?.example ?? {}) };
       for (const schema of procedure._def.inputs) {
         const parsed = schema.safeParse(input);
         expect(parsed.success, `${rest.method} ${rest.path}: ${JSON.stringify(parsed.error)}`).toBe(true);

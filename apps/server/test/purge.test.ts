@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PURGE_QUEUE } from "../src/jobs/maintenance.js";
+import { insertExports, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { signIn } from "./support/users.js";
 
@@ -23,11 +24,7 @@ async function runPurge(service: TestService): Promise<unknown> {
 async function seed(service: TestService): Promise<void> {
   const { db } = service.runtime.database;
   const user = await signIn(service);
-  const modpack = await db
-    .insertInto("modpacks")
-    .values({ name: "Purged", ownerId: user.userId, isPublic: false, metadata: "{}" })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const modpackId = await insertModpack(service, { ownerId: user.userId, name: "Purged" });
   const exports: Array<{
     label: string;
     status: "pending" | "running" | "completed" | "failed";
@@ -38,22 +35,18 @@ async function seed(service: TestService): Promise<void> {
     { label: "completed 29 days ago", status: "completed", finished: daysAgo(29) },
     { label: "pending", status: "pending", finished: null },
   ];
-  for (const item of exports) {
-    await db
-      .insertInto("exports")
-      .values({
-        modpackId: modpack.id,
-        requestedBy: user.userId,
-        version: "41x",
-        status: item.status,
-        fileName: item.label,
-        content: item.status === "completed" ? "servertest.ini" : null,
-        error: null,
-        finishedAt: item.finished,
-        createdAt: item.finished ?? new Date(),
-      })
-      .execute();
-  }
+  await insertExports(
+    service,
+    exports.map((item) => ({
+      modpackId,
+      requestedBy: user.userId,
+      status: item.status,
+      fileName: item.label,
+      content: item.status === "completed" ? "servertest.ini" : null,
+      finishedAt: item.finished,
+      createdAt: item.finished ?? new Date(),
+    })),
+  );
   const notifications = [
     { title: "read 91 days ago", isRead: true, updatedAt: daysAgo(91) },
     { title: "read 89 days ago", isRead: true, updatedAt: daysAgo(89) },
@@ -74,13 +67,27 @@ async function seed(service: TestService): Promise<void> {
       })
       .execute();
   }
+  await db
+    .insertInto("modpackInvitations")
+    .values(
+      [
+        { email: "expired@example.com", expiresAt: daysAgo(1) },
+        { email: "pending@example.com", expiresAt: daysAgo(-13) },
+      ].map((item) => ({ ...item, modpackId, permission: ["read"], invitedBy: user.userId })),
+    )
+    .execute();
 }
 
 async function left(service: TestService) {
   const { db } = service.runtime.database;
   const exports = await db.selectFrom("exports").select("fileName").orderBy("fileName").execute();
   const notifications = await db.selectFrom("notifications").select("title").orderBy("title").execute();
-  return { exports: exports.map((row) => row.fileName), notifications: notifications.map((row) => row.title) };
+  const invitations = await db.selectFrom("modpackInvitations").select("email").orderBy("email").execute();
+  return {
+    exports: exports.map((row) => row.fileName),
+    notifications: notifications.map((row) => row.title),
+    invitations: invitations.map((row) => row.email),
+  };
 }
 
 describe("the maintenance purge", () => {
@@ -97,18 +104,19 @@ describe("the maintenance purge", () => {
     await keeping?.stop();
   });
 
-  it("deletes finished exports and read notifications past their age (defaults 30 and 90 days)", async () => {
+  it("deletes finished exports and read notifications past their age (defaults 30 and 90 days), and expired invitations", async () => {
     await seed(service);
-    expect(await runPurge(service)).toEqual({ exportsDeleted: 2, notificationsDeleted: 1 });
+    expect(await runPurge(service)).toEqual({ exportsDeleted: 2, notificationsDeleted: 1, invitationsDeleted: 1 });
     expect(await left(service)).toEqual({
       exports: ["completed 29 days ago", "pending"],
       notifications: ["read 89 days ago", "unread from 200 days ago"],
+      invitations: ["pending@example.com"],
     });
   });
 
-  it("keeps everything when the ages are 0", async () => {
+  it("keeps exports and notifications when the ages are 0 (expired invitations still go)", async () => {
     await seed(keeping);
-    expect(await runPurge(keeping)).toEqual({ exportsDeleted: 0, notificationsDeleted: 0 });
+    expect(await runPurge(keeping)).toEqual({ exportsDeleted: 0, notificationsDeleted: 0, invitationsDeleted: 1 });
     expect((await left(keeping)).exports).toHaveLength(4);
     expect((await left(keeping)).notifications).toHaveLength(3);
   });

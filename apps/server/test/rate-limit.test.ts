@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rateLimitGroup } from "../src/http/rate-limit.js";
+import { rateLimitCost, rateLimitGroup } from "../src/http/rate-limit.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -29,6 +29,22 @@ describe("rateLimitGroup", () => {
     ["GET", "/trpc/modpacks.listMine", "general"],
   ])("%s %s counts against %s", (method, url, group) => {
     expect(rateLimitGroup(method, url)).toBe(group);
+  });
+});
+
+describe("rateLimitCost", () => {
+  it.each([
+    ["GET", "/modpacks/public", { group: "general", count: 1 }],
+    ["POST", "/modpacks/0193b1c4/import", { group: "workshop", count: 1 }],
+    ["POST", "/trpc/imports.start", { group: "workshop", count: 1 }],
+    ["POST", "/trpc/imports.start,imports.start,imports.start?batch=1", { group: "workshop", count: 3 }],
+    ["POST", "/trpc/mods.refresh,modpacks.get,mods.refresh?batch=1", { group: "workshop", count: 2 }],
+    ["POST", "/trpc/members.add,members.add?batch=1", { group: "memberAdd", count: 2 }],
+    ["POST", "/trpc/members.add,modpackMods.add?batch=1", { group: "workshop", count: 2 }],
+    ["GET", "/trpc/modpacks.get,modpacks.listMine,mods.list?batch=1", { group: "general", count: 3 }],
+    ["GET", "/trpc/mods.create%2Cmods.create?batch=1", { group: "workshop", count: 2 }],
+  ])("%s %s counts as %o", (method, url, cost) => {
+    expect(rateLimitCost(method, url)).toEqual(cost);
   });
 });
 
@@ -135,6 +151,27 @@ describe("rate limits over HTTP", () => {
     expectLimited(await call(limited, method, url, { headers: user.headers, payload }), 2);
     // Other requests of the same user still pass.
     expect((await call(limited, "GET", "/modpacks/my", { headers: user.headers })).statusCode).toBe(200);
+  });
+
+  it("counts every call of a batched /trpc request against the limit of its kind", async () => {
+    const batch = (count: number) => ({
+      url: `/trpc/${Array.from({ length: count }, () => "mods.create").join(",")}?batch=1`,
+      payload: Object.fromEntries(Array.from({ length: count }, (_, index) => [String(index), {}])),
+    });
+    const user = await signIn(limited);
+    // Two Steam-calling calls in one request use up the budget of two...
+    const two = await call(limited, "POST", batch(2).url, { headers: user.headers, payload: batch(2).payload });
+    expect(two.statusCode).not.toBe(429);
+    expect(two.headers["x-ratelimit-remaining"]).toBe("0");
+    expectLimited(await call(limited, "POST", "/trpc/mods.create", { headers: user.headers, payload: {} }), 2);
+    // ...and a batch holding more calls than the limit is refused whole, before any call runs.
+    const other = await signIn(limited);
+    expectLimited(await call(limited, "POST", batch(3).url, { headers: other.headers, payload: batch(3).payload }), 2);
+    // Plain calls of the same user count against the general limit, one per call in a batch too.
+    const reads = "/trpc/modpacks.listMine,modpacks.listMine,modpacks.listMine?batch=1";
+    const three = await call(limited, "GET", `${reads}&input=${encodeURIComponent("{}")}`, { headers: user.headers });
+    expect(three.statusCode).not.toBe(429);
+    expect(three.headers["x-ratelimit-remaining"]).toBe("2");
   });
 
   it("allows fewer sign-in attempts per IP", async () => {

@@ -76,6 +76,8 @@ export interface ModpackInvitationsTable {
   invitedBy: string;
   createdAt: CreatedAt;
   updatedAt: Timestamp;
+  /** After this the invitation is no longer claimed, and the maintenance job deletes it. */
+  expiresAt: ColumnType<Date, Date | string, Date | string>;
 }
 
 export interface ModsTable {

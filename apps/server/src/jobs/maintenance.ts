@@ -30,6 +30,7 @@ export const PURGE_QUEUE = "maintenance.purge";
 /**
  * Deletes finished exports (their files included) and read notifications older than the configured
  * ages, every hour; an age of 0 keeps them. Pending and running exports and unread notifications stay.
+ * Expired invitations are deleted too.
  */
 export function purgeJob(
   db: Db,
@@ -59,7 +60,12 @@ export function purgeJob(
           .executeTakeFirst();
         notificationsDeleted = Number(deleted.numDeletedRows);
       }
-      return { exportsDeleted, notificationsDeleted };
+      const invitations = await db
+        .deleteFrom("modpackInvitations")
+        .where("expiresAt", "<=", sql<Date>`now()`)
+        .executeTakeFirst();
+      const invitationsDeleted = Number(invitations.numDeletedRows);
+      return { exportsDeleted, notificationsDeleted, invitationsDeleted };
     },
   };
 }

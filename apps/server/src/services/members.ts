@@ -1,4 +1,4 @@
-import { conflict, type Member, notFound, type Services, unprocessable } from "@modpack/contract";
+import { conflict, type Invitation, type Member, notFound, type Services, unprocessable } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { loadMembers } from "./modpacks.js";
@@ -50,30 +50,43 @@ async function addMembership(
   return true;
 }
 
+function invitationOf(row: { email: string; permission: string[]; createdAt: Date; expiresAt: Date }): Invitation {
+  return {
+    email: row.email,
+    permission: row.permission,
+    status: "invited",
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+  };
+}
+
 /**
- * At sign-in with a verified email: the invitations to that email become memberships (not for
- * the owner, nor on an archived modpack) and are consumed. Returns how many were accepted.
+ * At sign-in with a verified email: the unexpired invitations to that email become memberships
+ * (not for the owner, nor on an archived modpack). Every invitation to the email is consumed,
+ * expired ones too. Returns how many were accepted.
  */
 export async function acceptInvitations(db: Db, userId: string, email: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const invitations = await trx
       .deleteFrom("modpackInvitations")
       .where("email", "=", email.toLowerCase())
-      .returning(["modpackId", "permission"])
+      .returning(["modpackId", "permission", "expiresAt"])
       .execute();
-    if (invitations.length === 0) return 0;
+    const now = Date.now();
+    const live = invitations.filter((invitation) => invitation.expiresAt.getTime() > now);
+    if (live.length === 0) return 0;
     const modpacks = await trx
       .selectFrom("modpacks")
       .select(["id", "name", "ownerId"])
       .where(
         "id",
         "in",
-        invitations.map((invitation) => invitation.modpackId),
+        live.map((invitation) => invitation.modpackId),
       )
       .where("isActive", "=", true)
       .execute();
     let accepted = 0;
-    for (const invitation of invitations) {
+    for (const invitation of live) {
       const modpack = modpacks.find((item) => item.id === invitation.modpackId);
       if (!modpack || modpack.ownerId === userId) continue;
       if (await addMembership(trx, modpack, userId, invitation.permission)) accepted++;
@@ -82,7 +95,8 @@ export async function acceptInvitations(db: Db, userId: string, email: string): 
   });
 }
 
-export function membersService(db: Db): Services["members"] {
+export function membersService(db: Db, options: { invitationExpiryDays: number }): Services["members"] {
+  const expiry = sql<Date>`now() + make_interval(days => ${options.invitationExpiryDays})`;
   return {
     async list(modpack) {
       return { members: await loadMembers(db, modpack.id) };
@@ -94,22 +108,24 @@ export function membersService(db: Db): Services["members"] {
         const email = input.email.toLowerCase();
         const row = await db
           .insertInto("modpackInvitations")
-          .values({ modpackId: modpack.id, email, permission: input.permission, invitedBy: caller.userId })
+          .values({
+            modpackId: modpack.id,
+            email,
+            permission: input.permission,
+            invitedBy: caller.userId,
+            expiresAt: expiry,
+          })
           .onConflict((oc) =>
             oc.columns(["modpackId", "email"]).doUpdateSet({
               permission: input.permission,
               invitedBy: caller.userId,
               updatedAt: sql<Date>`now()`,
+              expiresAt: expiry,
             }),
           )
-          .returning(["email", "permission", "createdAt"])
+          .returning(["email", "permission", "createdAt", "expiresAt"])
           .executeTakeFirstOrThrow();
-        return {
-          email: row.email,
-          permission: row.permission,
-          status: "invited" as const,
-          createdAt: row.createdAt.toISOString(),
-        };
+        return invitationOf(row);
       }
       if (input.userId === undefined) throw notFound("User not found");
       const user = await db
@@ -171,6 +187,29 @@ export function membersService(db: Db): Services["members"] {
         ]);
       });
       return { message: "Member removed" };
+    },
+
+    async listInvitations(modpack) {
+      const rows = await db
+        .selectFrom("modpackInvitations")
+        .select(["email", "permission", "createdAt", "expiresAt"])
+        .where("modpackId", "=", modpack.id)
+        .where("expiresAt", ">", sql<Date>`now()`)
+        .orderBy("updatedAt", "desc")
+        .orderBy("email")
+        .execute();
+      return { invitations: rows.map(invitationOf) };
+    },
+
+    async withdrawInvitation(modpack, { email }) {
+      const withdrawn = await db
+        .deleteFrom("modpackInvitations")
+        .where("modpackId", "=", modpack.id)
+        .where("email", "=", email.toLowerCase())
+        .where("expiresAt", ">", sql<Date>`now()`)
+        .executeTakeFirst();
+      if (Number(withdrawn.numDeletedRows) === 0) throw notFound("Invitation not found");
+      return { message: "Invitation withdrawn" };
     },
   };
 }

@@ -15,3 +15,6 @@ export function workshopItem(workshopId: string, overrides: Partial<WorkshopItem
     ...overrides,
   };
 }
+
+/** The Steam Workshop page of an item or a collection, as a user pastes it. */
+export const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;

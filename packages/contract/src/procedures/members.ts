@@ -3,6 +3,8 @@ import { idParams, messageSchema } from "../schemas/common.js";
 import {
   addMemberInput,
   addMemberResultSchema,
+  invitationListSchema,
+  invitationPathInput,
   memberListSchema,
   memberPathInput,
   memberSchema,
@@ -18,6 +20,10 @@ export const memberPorts = resource("members", {
   add: port({ caller: true, modpack: true, input: addMemberInput, output: addMemberResultSchema }),
   update: port({ modpack: true, input: updateMemberInput, output: memberSchema }),
   remove: port({ modpack: true, input: memberPathInput, output: messageSchema }),
+  /** Pending invitations (not claimed, not expired), newest first. */
+  listInvitations: port({ modpack: true, output: invitationListSchema }),
+  /** 404 when no invitation to the email is pending. */
+  withdrawInvitation: port({ modpack: true, input: invitationPathInput, output: messageSchema }),
 });
 const service = memberPorts.of;
 
@@ -47,7 +53,7 @@ export const membersRouter = router({
         tags,
         summary: "Add a member",
         description:
-          "Shares the modpack with a user, with the given permissions.\n\nBy `userId`: the user becomes a member at once and is notified (a removed member is re-activated); 409 if already an active member; 404 if no such user; 422 for the owner.\n\nBy `email`: the answer is always the same `Invitation`, whether or not the address belongs to an account, so it reveals nothing about who has one. The invitation becomes a membership (with a notification) when someone signs in with that email, verified by the identity provider; inviting the same email again replaces its permissions.\n\nAdding members is rate-limited per caller (`RATE_LIMIT_MEMBER_ADD_PER_MINUTE`).",
+          "Shares the modpack with a user, with the given permissions.\n\nBy `userId`: the user becomes a member at once and is notified (a removed member is re-activated); 409 if already an active member; 404 if no such user; 422 for the owner.\n\nBy `email`: the answer is always the same `Invitation`, whether or not the address belongs to an account, so it reveals nothing about who has one. The invitation becomes a membership (with a notification) when someone signs in with that email, verified by the identity provider; inviting the same email again replaces its permissions and renews it. An invitation expires `INVITATION_EXPIRY_DAYS` (14 by default) after it was made or last renewed; the owner lists pending ones with `GET /modpacks/{id}/invitations` and withdraws one with `DELETE /modpacks/{id}/invitations?email=`.\n\nAdding members is rate-limited per caller (`RATE_LIMIT_MEMBER_ADD_PER_MINUTE`).",
         operationId: "addMember",
         success: "The member was added (or re-activated) with the given permissions.",
         permission: "modpack.manager-members",
@@ -93,4 +99,40 @@ export const membersRouter = router({
     .input(memberPathInput)
     .output(messageSchema)
     .mutation(({ ctx, input }) => service(ctx).remove(ctx.modpack, input)),
+  listInvitations: modpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/{id}/invitations",
+        tags,
+        summary: "List pending invitations",
+        description:
+          "The invitations by email that no one has claimed yet and that have not expired, newest first. Owner only: the addresses are the owner's to see, not the members'. Claimed, withdrawn and expired invitations are not listed.",
+        operationId: "listInvitations",
+        success: "The pending invitations.",
+        permission: "modpack.manager-members",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(idParams)
+    .output(invitationListSchema)
+    .query(({ ctx }) => service(ctx).listInvitations(ctx.modpack)),
+  withdrawInvitation: modpackProcedure
+    .meta(
+      operation({
+        method: "DELETE",
+        path: "/modpacks/{id}/invitations",
+        tags,
+        summary: "Withdraw an invitation",
+        description:
+          "Deletes the pending invitation to `email`, a query parameter (compared case-insensitively), so a later sign-in with that email no longer becomes a membership. Owner only. 404 if there is no pending invitation for the email (never made, already claimed, withdrawn or expired). Nobody is notified: the invitation never reached an account.",
+        operationId: "withdrawInvitation",
+        success: "The invitation was withdrawn.",
+        permission: "modpack.manager-members",
+        modpackAccess: "owner",
+      }),
+    )
+    .input(invitationPathInput)
+    .output(messageSchema)
+    .mutation(({ ctx, input }) => service(ctx).withdrawInvitation(ctx.modpack, input)),
 });

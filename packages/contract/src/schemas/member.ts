@@ -41,18 +41,30 @@ export const invitationSchema = z
     permission: z.array(z.string()),
     status: z.literal("invited"),
     createdAt: timestamp,
+    expiresAt: timestamp.meta({
+      description:
+        "When the invitation stops being claimable (`INVITATION_EXPIRY_DAYS` after it was made or last renewed, 14 by default); expired invitations are deleted by the maintenance job",
+    }),
   })
   .meta({
     id: "Invitation",
     description:
-      "An invitation by email: it becomes a membership, with these permissions, when someone signs in with that (verified) email.",
+      "An invitation by email: it becomes a membership, with these permissions, when someone signs in with that (verified) email before it expires.",
     example: {
       email: "kate@example.com",
       permission: ["read", "add-mod"],
       status: "invited",
       createdAt: "2026-11-21T12:00:00.000Z",
+      expiresAt: "2026-12-05T12:00:00.000Z",
     },
   });
+
+export const invitationListSchema = z.object({ invitations: z.array(invitationSchema) }).meta({ id: "InvitationList" });
+
+export const invitationPathInput = z.object({
+  id: uuid,
+  email: z.email({ message: "Must be an email address" }).max(320).meta({ example: "kate@example.com" }),
+});
 
 export const addMemberResultSchema = z.union([memberSchema, invitationSchema]);
 
@@ -79,5 +91,6 @@ export const updateMemberInput = memberPathInput.extend({ permission: memberPerm
 
 export type Member = z.infer<typeof memberSchema>;
 export type Invitation = z.infer<typeof invitationSchema>;
+export type InvitationPathInput = z.infer<typeof invitationPathInput>;
 export type AddMemberInput = z.infer<typeof addMemberInput>;
 export type UpdateMemberInput = z.infer<typeof updateMemberInput>;
