@@ -109,6 +109,8 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
       ids: () => ({ id: ids.modpack ?? "", modId: ids.mod ?? "" }),
     },
     { method: "POST", path: "/modpacks/{id}/members", tag: "members", ids: () => ({ id: ids.modpack ?? "" }) },
+    // The invitation the example above made (its email is the withdraw example's).
+    { method: "DELETE", path: "/modpacks/{id}/invitations", tag: "members", ids: () => ({ id: ids.modpack ?? "" }) },
     {
       method: "PATCH",
       path: "/modpacks/{id}/members/{userId}",
@@ -170,7 +172,11 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
       const examplePath = write.path.replace(/\{\w+\}/g, exampleId);
       const realPath = write.path.replace(/\{(\w+)\}/g, (_, name: string) => real[name] ?? "");
       // The request leaves the browser exactly as Scalar built it, addressed to resources that exist.
-      await page.route(`${base}${examplePath}`, (route) => route.continue({ url: `${base}${realPath}` }));
+      // (Its query string, where the operation has one, stays as Scalar wrote it.)
+      const isExample = (url: URL) => url.origin === base && url.pathname === examplePath;
+      await page.route(isExample, (route) =>
+        route.continue({ url: `${base}${realPath}${new URL(route.request().url()).search}` }),
+      );
 
       await page.goto(`${base}/docs/#tag/${write.tag}/${write.method}${write.path}`);
       const open = page.getByRole("button", { name: `Test Request (${write.method.toLowerCase()} ${write.path})` });
@@ -189,7 +195,7 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
       if (write.method === "POST" && write.path === "/modpacks") {
         await page.screenshot({ path: path.join(ARTIFACTS, "docs-create-modpack.png") });
       }
-      await page.unroute(`${base}${examplePath}`);
+      await page.unroute(isExample);
       // Close the request client before the next operation.
       await page.keyboard.press("Escape");
       await send.waitFor({ state: "hidden" });

@@ -51,7 +51,7 @@ export const invitationSchema = z
     description:
       "An invitation by email: it becomes a membership, with these permissions, when someone signs in with that (verified) email before it expires.",
     example: {
-      email: "kate@example.com",
+      email: "baldspot@example.com",
       permission: ["read", "add-mod"],
       status: "invited",
       createdAt: "2026-11-21T12:00:00.000Z",
@@ -63,7 +63,11 @@ export const invitationListSchema = z.object({ invitations: z.array(invitationSc
 
 export const invitationPathInput = z.object({
   id: uuid,
-  email: z.email({ message: "Must be an email address" }).max(320).meta({ example: "kate@example.com" }),
+  email: z
+    .email({ message: "Must be an email address" })
+    .max(320)
+    // The address the add-member example invites, so the two examples work one after the other.
+    .meta({ example: "baldspot@example.com" }),
 });
 
 export const addMemberResultSchema = z.union([memberSchema, invitationSchema]);
