@@ -5,6 +5,7 @@ import { type DestinationStream, pino } from "pino";
 import { createAuthenticate } from "./auth/authenticate.js";
 import { signInRoutes } from "./auth/oauth.js";
 import { openRevocationChannel, type RevocationChannel } from "./auth/revocations.js";
+import { issueApiToken } from "./auth/secrets.js";
 import { createSessionStore, type SessionStore } from "./auth/sessions.js";
 import { signOutRoutes } from "./auth/sign-out.js";
 import type { Config } from "./config.js";
@@ -13,7 +14,7 @@ import { migrateToLatest } from "./db/migrate.js";
 import { redactedLogPaths, serializeRequest } from "./edge/log-redaction.js";
 import type { Authenticate, RouteModule } from "./edge/routes.js";
 import { buildApp } from "./http/app.js";
-import { downloadRoutes } from "./http/downloads.js";
+import { downloadRoutes, downloadUrls } from "./http/downloads.js";
 import { loopbackRedirect } from "./http/loopback-redirect.js";
 import { notificationStreamRoutes } from "./http/notification-stream.js";
 import { type JobDefinition, type Jobs, startJobs } from "./jobs/boss.js";
@@ -23,7 +24,7 @@ import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
 import { modUpdateJob } from "./jobs/mod-update.js";
 import { reparseJob } from "./jobs/reparse.js";
 import { adminService } from "./services/admin.js";
-import { authService } from "./services/auth.js";
+import { apiTokensService } from "./services/api-tokens.js";
 import { exportsService, findDownload } from "./services/exports.js";
 import { healthService } from "./services/health.js";
 import { importsService } from "./services/imports.js";
@@ -33,6 +34,8 @@ import { modpackModsService } from "./services/modpack-mods.js";
 import { authorizeModpack, modpacksService } from "./services/modpacks.js";
 import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
+import type { Revocation } from "./services/ports.js";
+import { sessionService } from "./services/users.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
 /** Notifications a live stream may hold for a reader that does not read before it is dropped. */
@@ -152,14 +155,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     });
     notificationHub = hub;
     // A revoked credential is forgotten by the session cache and ends its live streams.
-    const revoke = (key: string) => {
-      sessions.evict(key);
-      hub.revoke(key);
+    const revoke = (revocation: Revocation) => {
+      sessions.evict(revocation);
+      hub.revoke(revocation);
     };
     const listener = await openRevocationChannel({
       database,
       logger,
-      onMessage: revoke,
+      onRevoked: revoke,
       onGap: () => {
         sessions.clear();
         hub.recheck();
@@ -168,16 +171,23 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     revocations = listener;
     // This instance forgets a revoked credential before answering; the NOTIFY reaches the others.
     const channel: RevocationChannel = {
-      async publish(key) {
-        revoke(key);
-        await listener.publish(key);
+      async publish(revocation) {
+        revoke(revocation);
+        await listener.publish(revocation);
       },
       close: () => listener.close(),
     };
     const modpacks = modpacksService(db);
     const builtServices: Services = {
       health: healthService(db, jobs),
-      auth: authService(db, sessions, channel, { tokensPerUser: config.limits.apiTokensPerUser }),
+      session: sessionService(db),
+      apiTokens: apiTokensService({
+        db,
+        issue: issueApiToken,
+        revocations: channel,
+        maxPerUser: config.limits.apiTokensPerUser,
+        now: options.clock,
+      }),
       modpacks,
       members: membersService(db, { invitationExpiryDays: config.limits.invitationExpiryDays }),
       notifications: notificationsService(db, hub),
@@ -190,7 +200,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         db,
         jobs,
         modpacks,
-        publicUrl: config.publicUrl,
+        downloadUrl: downloadUrls(config.publicUrl),
         maxPendingPerUser: config.perUserLimits.exports,
       }),
     };
@@ -198,7 +208,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const authenticate: Authenticate = createAuthenticate(sessions, config);
     const endSession = async (sessionId: string) => {
       await db.deleteFrom("sessions").where("id", "=", sessionId).execute();
-      await channel.publish(`session:${sessionId}`);
+      await channel.publish({ kind: "session", id: sessionId });
     };
     const routes: RouteModule[] = [
       loopbackRedirect(config.publicUrl),

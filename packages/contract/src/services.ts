@@ -1,7 +1,7 @@
 import type { ModpackGuard } from "./access.js";
 import type { ResourceImplementation } from "./ports.js";
 import type { adminPorts } from "./procedures/admin.js";
-import type { authPorts } from "./procedures/auth.js";
+import type { apiTokenPorts, sessionPorts } from "./procedures/auth.js";
 import type { checkPorts } from "./procedures/checks.js";
 import type { exportPorts } from "./procedures/exports.js";
 import type { healthPorts } from "./procedures/health.js";
@@ -14,7 +14,8 @@ import type { notificationPorts } from "./procedures/notifications.js";
 
 type Resources =
   | typeof healthPorts
-  | typeof authPorts
+  | typeof sessionPorts
+  | typeof apiTokenPorts
   | typeof modpackPorts
   | typeof memberPorts
   | typeof modPorts

@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LRUCache } from "lru-cache";
 import type { Config } from "../config.js";
 import { httpError, sendError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routesPlugin } from "../edge/routes.js";
 import type { ProviderConfig } from "./providers.js";
-import { generateSecret } from "./secrets.js";
+import { generateSecret, sameSecret } from "./secrets.js";
 
 export const DEV_IDP_PREFIX = "/dev-idp";
 export const DEV_CLIENT_ID = "modpack-dev-client";
@@ -75,12 +75,6 @@ function escapeHtml(value: string): string {
 
 function s256(verifier: string): string {
   return createHash("sha256").update(verifier).digest("base64url");
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 function field(source: unknown, name: string): string | undefined {
@@ -271,7 +265,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       const separator = credentials.indexOf(":");
       const id = separator >= 0 ? credentials.slice(0, separator) : "";
       const secret = separator >= 0 ? credentials.slice(separator + 1) : "";
-      if (id !== DEV_CLIENT_ID || !sameText(secret, clientSecret)) {
+      if (id !== DEV_CLIENT_ID || !sameSecret(secret, clientSecret)) {
         reply.header("www-authenticate", 'Basic realm="dev-idp"');
         return oauthError(reply, 401, "invalid_client");
       }
@@ -282,7 +276,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       const verifier = field(body, "code_verifier");
       if (!code || !redirectUri || !verifier) return oauthError(reply, 400, "invalid_request");
       const issued = codes.take(code);
-      if (!issued || issued.redirectUri !== redirectUri || !sameText(s256(verifier), issued.codeChallenge)) {
+      if (!issued || issued.redirectUri !== redirectUri || !sameSecret(s256(verifier), issued.codeChallenge)) {
         return oauthError(reply, 400, "invalid_grant");
       }
       const accessToken = generateSecret();

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import {
   ArcticFetchError,
   CodeChallengeMethod,
@@ -16,6 +16,7 @@ import type { Db } from "../db/database.js";
 import { sendError } from "../edge/errors.js";
 import { defineRoute, firstValue, type RouteModule, routeModule } from "../edge/routes.js";
 import { acceptInvitations } from "../services/members.js";
+import type { RevocationPublisher } from "../services/ports.js";
 import { upsertSignedInUser } from "./accounts.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
 import { devIdentityProvider } from "./dev-idp.js";
@@ -27,7 +28,7 @@ import {
   type ProviderProfile,
   pickGithubEmail,
 } from "./providers.js";
-import type { RevocationChannel } from "./revocations.js";
+import { sameSecret } from "./secrets.js";
 import type { SessionStore } from "./sessions.js";
 
 export const CALLBACK_PATH = "/auth/idp/callback";
@@ -45,7 +46,7 @@ export interface SignInDependencies {
   config: Config;
   db: Db;
   store: SessionStore;
-  revocations: RevocationChannel;
+  revocations: RevocationPublisher;
 }
 
 /**
@@ -125,8 +126,7 @@ export function openPendingSignIn(
   const [payload, mac, extra] = value.split(".");
   if (!payload || !mac || extra !== undefined) return undefined;
   const expected = createHmac("sha256", stateKey(provider)).update(payload).digest();
-  const given = Buffer.from(mac, "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  if (!sameSecret(Buffer.from(mac, "base64url"), expected)) return undefined;
   try {
     const pending = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as PendingSignIn;
     if (typeof pending.state !== "string" || typeof pending.codeVerifier !== "string") return undefined;
@@ -135,12 +135,6 @@ export function openPendingSignIn(
   } catch {
     return undefined;
   }
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /** A sign-in that cannot complete: 400 when the caller is at fault, 502 when the provider is. */
@@ -426,7 +420,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
         userId = signedIn.userId;
         if (profile.email && profile.emailVerified) await acceptInvitations(db, userId, profile.email);
         // A role raised by ADMIN_EMAILS applies to the user's other, already cached, credentials too.
-        if (signedIn.previousRole) await revocations.publish(`user:${userId}`);
+        if (signedIn.previousRole) await revocations.publish({ kind: "user", id: userId });
       } catch (error) {
         if (error instanceof SignInError) return fail(request, reply, error);
         throw error;

@@ -1,5 +1,7 @@
+import { timingSafeEqual } from "node:crypto";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import type { TokenIssuer } from "../services/ports.js";
 
 /** Prefix that marks an API token; session tokens carry none. */
 export const API_TOKEN_PREFIX = "mcs_";
@@ -14,4 +16,17 @@ export function generateSecret(prefix = ""): string {
 /** What the database keeps of a secret: its SHA-256, hex-encoded. */
 export function hashSecret(secret: string): string {
   return encodeHexLowerCase(sha256(new TextEncoder().encode(secret)));
+}
+
+/** A new API token (prefixed, so a lookup knows it from a session token) and its hash. */
+export const issueApiToken: TokenIssuer = () => {
+  const token = generateSecret(API_TOKEN_PREFIX);
+  return { token, tokenHash: hashSecret(token) };
+};
+
+/** Compares two secrets (strings or bytes) in time that depends on their lengths only, not on where they differ. */
+export function sameSecret(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  const left = typeof a === "string" ? Buffer.from(a) : a;
+  const right = typeof b === "string" ? Buffer.from(b) : b;
+  return left.length === right.length && timingSafeEqual(left, right);
 }

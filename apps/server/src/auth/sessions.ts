@@ -1,6 +1,7 @@
 import type { Role } from "@modpack/contract";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
+import { type Revocation, revokes } from "../services/ports.js";
 import { API_TOKEN_PREFIX, generateSecret, hashSecret } from "./secrets.js";
 
 export const SESSION_TTL_MS = 5 * 60 * 1000;
@@ -36,22 +37,28 @@ export interface SessionStore {
   validateSession(token: string): Promise<ValidCredential | null>;
   /** Checks an API token and records its use; null when unknown, expired or revoked. */
   validateApiToken(token: string): Promise<ValidCredential | null>;
-  /** Creates an API token; null when the user already holds `maxLive` unexpired ones. */
-  createApiToken(
-    userId: string,
-    name: string,
-    expiresInDays: number,
-    maxLive?: number,
-  ): Promise<{ token: string; id: string; createdAt: Date; expiresAt: Date } | null>;
-  /** Forgets cached entries for `session:<id>`, `token:<id>` or `user:<id>`; called by the revocation channel. */
-  evict(key: string): void;
+  /** Forgets the cached credentials a revocation ends; called by the revocation channel. */
+  evict(revocation: Revocation): void;
   /** Forgets everything cached (after a gap in revocation messages). */
   clear(): void;
   /** The current expiry of a session (slid by its latest use) or token and its user's role; null when gone. */
   current(kind: "session" | "token", id: string): Promise<{ expiresAt: number; role: Role } | null>;
 }
 
-/** Sessions and API tokens: only hashes stored, lookups cached, expiry sliding. `now` is the clock. */
+function credentialOf(entry: CacheEntry): ValidCredential {
+  return {
+    kind: entry.kind,
+    id: entry.id,
+    userId: entry.userId,
+    role: entry.role,
+    expiresAt: new Date(entry.expiresAt),
+  };
+}
+
+/**
+ * Creates sessions and checks sessions and API tokens: only hashes stored, lookups cached, a
+ * session's expiry sliding. `now` is the clock.
+ */
 export function createSessionStore(db: Db, now: () => number = Date.now): SessionStore {
   // Lookups by token hash: trusted for CACHE_TTL_MS from when they were read, least recently used
   // dropped first when full. A stale entry stays readable with `peek` (its sliding expiry) until replaced.
@@ -119,13 +126,7 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
           .where("id", "=", entry.id)
           .execute();
       }
-      return {
-        kind: "session",
-        id: entry.id,
-        userId: entry.userId,
-        role: entry.role,
-        expiresAt: new Date(entry.expiresAt),
-      };
+      return credentialOf(entry);
     },
 
     async validateApiToken(token) {
@@ -166,43 +167,12 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
           .where("id", "=", entry.id)
           .execute();
       }
-      return {
-        kind: "token",
-        id: entry.id,
-        userId: entry.userId,
-        role: entry.role,
-        expiresAt: new Date(entry.expiresAt),
-      };
+      return credentialOf(entry);
     },
 
-    async createApiToken(userId, name, expiresInDays, maxLive) {
-      const token = generateSecret(API_TOKEN_PREFIX);
-      const expiresAt = new Date(now() + expiresInDays * 24 * 60 * 60 * 1000);
-      // The user's row is locked while counting, so concurrent creations cannot pass the bound together.
-      return db.transaction().execute(async (trx) => {
-        if (maxLive !== undefined) {
-          await trx.selectFrom("users").select("id").where("id", "=", userId).forUpdate().execute();
-          const live = await trx
-            .selectFrom("apiTokens")
-            .select((eb) => eb.fn.countAll<number>().as("count"))
-            .where("userId", "=", userId)
-            .where("expiresAt", ">", new Date(now()))
-            .executeTakeFirstOrThrow();
-          if (Number(live.count) >= maxLive) return null;
-        }
-        const row = await trx
-          .insertInto("apiTokens")
-          .values({ userId, name, tokenHash: hashSecret(token), expiresAt })
-          .returning(["id", "createdAt"])
-          .executeTakeFirstOrThrow();
-        return { token, id: row.id, createdAt: row.createdAt, expiresAt };
-      });
-    },
-
-    evict(key) {
-      const [kind, id] = key.split(":");
+    evict(revocation) {
       for (const [hash, entry] of [...cache.entries()]) {
-        if ((kind === "user" && entry.userId === id) || (entry.kind === kind && entry.id === id)) cache.delete(hash);
+        if (revokes(revocation, entry)) cache.delete(hash);
       }
     },
 

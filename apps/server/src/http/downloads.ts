@@ -32,11 +32,18 @@ export function attachmentHeader(file: { fileName: string; modpackName: string; 
   return contentDisposition(readable, { type: "attachment", fallback: file.fileName });
 }
 
+const DOWNLOAD_PATH = "/modpacks/export/{exportId}/download";
+
+/** The absolute URL of an export's download route, under the service's external base URL. */
+export function downloadUrls(publicUrl: string): (exportId: string) => string {
+  return (exportId) => `${publicUrl}${DOWNLOAD_PATH.replace("{exportId}", encodeURIComponent(exportId))}`;
+}
+
 /** `GET /modpacks/export/{exportId}/download`: the generated server file as an attachment. */
 export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
   const download = defineRoute({
     method: "GET",
-    path: "/modpacks/export/{exportId}/download",
+    path: DOWNLOAD_PATH,
     tags: ["Server files"],
     operationId: "downloadServerFile",
     summary: "Download a server file",

@@ -65,7 +65,7 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
         .where("id", "=", input.id)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) throw notFound("User not found");
-      await revocations.publish(`user:${input.id}`);
+      await revocations.publish({ kind: "user", id: input.id });
       return toAdminUser(
         await db
           .selectFrom("users")

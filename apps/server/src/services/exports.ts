@@ -23,8 +23,8 @@ export interface ExportsDependencies {
   db: Db;
   jobs: JobQueue;
   modpacks: Services["modpacks"];
-  /** The service's external base URL, for `downloadUrl`. */
-  publicUrl: string;
+  /** Where a completed export's file is downloaded from: the download route builds the URL. */
+  downloadUrl: (exportId: string) => string;
   /** How many server files one user may have pending or running (0: no bound). */
   maxPendingPerUser: number;
 }
@@ -205,14 +205,14 @@ export async function loadModpackMods(
   return loaded;
 }
 
-function toExportStatus(row: Omit<ExportRow, "content">, publicUrl: string): ExportStatus {
+function toExportStatus(row: Omit<ExportRow, "content">, downloadUrl: (exportId: string) => string): ExportStatus {
   return {
     exportId: row.id,
     modpackId: row.modpackId,
     version: row.version,
     status: row.status,
     fileName: row.fileName,
-    downloadUrl: row.status === "completed" ? `${publicUrl}/modpacks/export/${row.id}/download` : null,
+    downloadUrl: row.status === "completed" ? downloadUrl(row.id) : null,
     error: row.error,
     findings: row.findings,
     createdAt: row.createdAt.toISOString(),
@@ -291,7 +291,7 @@ export async function findDownload(
  * methods get has already passed the procedure's resource rule (read, configure).
  */
 export function exportsService(deps: ExportsDependencies): Services["exports"] {
-  const { db, jobs, publicUrl } = deps;
+  const { db, jobs, downloadUrl } = deps;
 
   return {
     async getConfiguration(modpack) {
@@ -396,7 +396,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
     },
 
     async get(caller, { exportId }) {
-      return toExportStatus(await loadVisibleExport(deps, caller, exportId), publicUrl);
+      return toExportStatus(await loadVisibleExport(deps, caller, exportId), downloadUrl);
     },
   };
 }

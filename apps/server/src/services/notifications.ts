@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import type { DatabaseHandle, Db } from "../db/database.js";
 import { listen } from "../db/listen.js";
 import type { NotificationRow } from "../db/schema.js";
+import { type RevocableCredential, type Revocation, revokes } from "./ports.js";
 
 export interface NewNotification {
   userId: string;
@@ -51,8 +52,8 @@ export interface NotificationHub {
    * `signal` aborts, the hub ends its streams, or the caller's credential ends (see `revoke`).
    */
   stream(caller: Caller, signal: AbortSignal): AsyncGenerator<Notification>;
-  /** Ends at once, with nothing more delivered, the streams of `session:<id>`, `token:<id>` or `user:<id>`. */
-  revoke(key: string): void;
+  /** Ends at once, with nothing more delivered, the streams of the credentials a revocation ends. */
+  revoke(revocation: Revocation): void;
   /** Re-checks every open stream's credential (after revocation messages may have been missed). */
   recheck(): void;
   /** Ends every open stream (so responses finish and shutdown can complete). */
@@ -208,19 +209,10 @@ export async function openNotificationHub(options: {
   };
   return {
     stream,
-    revoke(key) {
-      const [kind, id] = key.split(":");
-      if (!id) return;
-      const targets = kind === "user" ? [...(byUser.get(id) ?? [])] : [...open];
+    revoke(revocation) {
+      const targets = revocation.kind === "user" ? [...(byUser.get(revocation.id) ?? [])] : [...open];
       for (const target of targets) {
-        const { caller } = target;
-        if (
-          kind === "user" ||
-          (kind === "session" && caller.sessionId === id) ||
-          (kind === "token" && caller.tokenId === id)
-        ) {
-          target.end();
-        }
+        if (revokes(revocation, credentialOf(target.caller))) target.end();
       }
     },
     recheck() {
@@ -233,6 +225,13 @@ export async function openNotificationHub(options: {
       await listener.close();
     },
   };
+}
+
+/** The credential a stream was opened with: its session, else its API token. */
+function credentialOf(caller: Caller): RevocableCredential {
+  return caller.sessionId
+    ? { kind: "session", id: caller.sessionId, userId: caller.userId }
+    : { kind: "token", id: caller.tokenId ?? "", userId: caller.userId };
 }
 
 export function toNotification(row: NotificationRow): Notification {

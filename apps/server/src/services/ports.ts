@@ -37,21 +37,38 @@ export interface JobQueue {
   counts(): Promise<QueueCounts[]>;
 }
 /**
- * Tells every instance (this one included) to forget what it cached under a key: `user:<id>` for
- * a user's sessions and tokens, `token:<id>` for one API token. Implemented by the sign-in layer's
- * revocation channel.
+ * What a revocation ends: one session, one API token, or everything of a user (its sessions, its
+ * tokens and the streams they opened).
  */
-export interface RevocationPublisher {
-  publish(key: string): Promise<void>;
+export interface Revocation {
+  kind: "session" | "token" | "user";
+  id: string;
 }
 
-/** Issues personal API tokens; implemented by the sign-in layer's session store. */
-export interface TokenIssuer {
-  /** A new token, or null when the user already holds `maxLive` unexpired ones. */
-  createApiToken(
-    userId: string,
-    name: string,
-    expiresInDays: number,
-    maxLive?: number,
-  ): Promise<{ id: string; token: string; createdAt: Date; expiresAt: Date } | null>;
+/** A credential as revocations see it: a session or an API token, and its user. */
+export interface RevocableCredential {
+  kind: "session" | "token";
+  id: string;
+  userId: string;
 }
+
+/** True when `revocation` ends `credential`. */
+export function revokes(revocation: Revocation, credential: RevocableCredential): boolean {
+  return revocation.kind === "user"
+    ? credential.userId === revocation.id
+    : credential.kind === revocation.kind && credential.id === revocation.id;
+}
+
+/**
+ * Tells every instance (this one included) to forget what it cached of a revoked credential and to
+ * end its streams. Implemented by the sign-in layer's revocation channel.
+ */
+export interface RevocationPublisher {
+  publish(revocation: Revocation): Promise<void>;
+}
+
+/**
+ * A new API token's secret, for its owner, and the hash the database keeps of it. Implemented by
+ * the sign-in layer, which checks the tokens it issues.
+ */
+export type TokenIssuer = () => { token: string; tokenHash: string };

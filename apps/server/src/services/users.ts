@@ -1,6 +1,25 @@
-import type { User } from "@modpack/contract";
+import { notFound, type Services, type User } from "@modpack/contract";
+import type { Db } from "../db/database.js";
 import type { UserRow } from "../db/schema.js";
 
 export function toUser(row: UserRow): User {
   return { id: row.id, name: row.name, email: row.email ?? "", role: row.role, image: row.image ?? "" };
+}
+
+/** The signed-in caller's session (or API token) and user. */
+export function sessionService(db: Db): Services["session"] {
+  return {
+    async current(caller) {
+      const user = await db.selectFrom("users").selectAll().where("id", "=", caller.userId).executeTakeFirst();
+      if (!user) throw notFound("User not found");
+      return {
+        session: {
+          id: caller.sessionId ?? caller.tokenId ?? "",
+          userId: caller.userId,
+          expiresAt: caller.expiresAt.toISOString(),
+        },
+        user: toUser(user),
+      };
+    },
+  };
 }

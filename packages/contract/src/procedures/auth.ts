@@ -5,13 +5,18 @@ import { sessionSchema } from "../schemas/session.js";
 import { createdTokenSchema, createTokenInput, tokenListInput, tokenListSchema } from "../schemas/token.js";
 import { operation, protectedProcedure, router } from "../trpc.js";
 
-export const authPorts = resource("auth", {
-  session: port({ caller: true, output: sessionSchema }),
-  createToken: port({ caller: true, input: createTokenInput, output: createdTokenSchema }),
-  listTokens: port({ caller: true, input: tokenListInput, output: tokenListSchema }),
-  revokeToken: port({ caller: true, input: idParams, output: z.void() }),
+/** The signed-in caller's own session and user. */
+export const sessionPorts = resource("session", {
+  current: port({ caller: true, output: sessionSchema }),
 });
-const service = authPorts.of;
+/** The caller's personal API tokens. */
+export const apiTokenPorts = resource("apiTokens", {
+  create: port({ caller: true, input: createTokenInput, output: createdTokenSchema }),
+  list: port({ caller: true, input: tokenListInput, output: tokenListSchema }),
+  revoke: port({ caller: true, input: idParams, output: z.void() }),
+});
+const session = sessionPorts.of;
+const apiTokens = apiTokenPorts.of;
 
 export const authRouter = router({
   session: protectedProcedure
@@ -29,7 +34,7 @@ export const authRouter = router({
     )
     .input(z.void())
     .output(sessionSchema)
-    .query(({ ctx }) => service(ctx).session(ctx.caller)),
+    .query(({ ctx }) => session(ctx).current(ctx.caller)),
   createToken: protectedProcedure
     .meta(
       operation({
@@ -47,7 +52,7 @@ export const authRouter = router({
     )
     .input(createTokenInput)
     .output(createdTokenSchema)
-    .mutation(({ ctx, input }) => service(ctx).createToken(ctx.caller, input)),
+    .mutation(({ ctx, input }) => apiTokens(ctx).create(ctx.caller, input)),
   listTokens: protectedProcedure
     .meta(
       operation({
@@ -63,7 +68,7 @@ export const authRouter = router({
     )
     .input(tokenListInput)
     .output(tokenListSchema)
-    .query(({ ctx, input }) => service(ctx).listTokens(ctx.caller, input)),
+    .query(({ ctx, input }) => apiTokens(ctx).list(ctx.caller, input)),
   revokeToken: protectedProcedure
     .meta(
       operation({
@@ -81,5 +86,5 @@ export const authRouter = router({
     )
     .input(idParams)
     .output(z.void())
-    .mutation(({ ctx, input }) => service(ctx).revokeToken(ctx.caller, input)),
+    .mutation(({ ctx, input }) => apiTokens(ctx).revoke(ctx.caller, input)),
 });

@@ -1,0 +1,93 @@
+import { conflict, notFound, type Services } from "@modpack/contract";
+import type { Db } from "../db/database.js";
+import { listPage } from "./paging.js";
+import type { RevocationPublisher, TokenIssuer } from "./ports.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface ApiTokensDependencies {
+  db: Db;
+  issue: TokenIssuer;
+  revocations: RevocationPublisher;
+  /** How many unexpired tokens one user may hold. */
+  maxPerUser: number;
+  /** The clock tokens expire by, in epoch milliseconds. */
+  now?: () => number;
+}
+
+/**
+ * Personal API tokens: created (only their hash stored), listed and revoked here; the sign-in layer
+ * checks them on each request.
+ */
+export function apiTokensService(deps: ApiTokensDependencies): Services["apiTokens"] {
+  const { db, issue, revocations, maxPerUser, now = Date.now } = deps;
+
+  return {
+    async create(caller, input) {
+      const { token, tokenHash } = issue();
+      const expiresAt = new Date(now() + input.expiresInDays * DAY_MS);
+      // The user's row is locked while counting, so concurrent creations cannot pass the bound together.
+      const row = await db.transaction().execute(async (trx) => {
+        await trx.selectFrom("users").select("id").where("id", "=", caller.userId).forUpdate().execute();
+        const live = await trx
+          .selectFrom("apiTokens")
+          .select((eb) => eb.fn.countAll<number>().as("count"))
+          .where("userId", "=", caller.userId)
+          .where("expiresAt", ">", new Date(now()))
+          .executeTakeFirstOrThrow();
+        if (Number(live.count) >= maxPerUser) return null;
+        return trx
+          .insertInto("apiTokens")
+          .values({ userId: caller.userId, name: input.name, tokenHash, expiresAt })
+          .returning(["id", "createdAt"])
+          .executeTakeFirstOrThrow();
+      });
+      if (!row) {
+        throw conflict(
+          `You already hold ${maxPerUser} API tokens, the most allowed; revoke one before creating another`,
+        );
+      }
+      return {
+        id: row.id,
+        name: input.name,
+        token,
+        createdAt: row.createdAt.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+        lastUsedAt: null,
+      };
+    },
+
+    list(caller, input) {
+      return listPage(db, input, {
+        list: "tokens",
+        filters: {},
+        matching: db
+          .selectFrom("apiTokens")
+          .where("apiTokens.userId", "=", caller.userId)
+          .where("apiTokens.expiresAt", ">", new Date(now())),
+        sort: { column: "apiTokens.createdAt", type: "timestamptz", order: "desc", id: "apiTokens.id" },
+        // At most a few dozen a user: counted in the page's own statement.
+        count: "window",
+        cursor: false,
+        select: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"]),
+        toItem: (row) => ({
+          id: row.id,
+          name: row.name,
+          createdAt: row.createdAt.toISOString(),
+          expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
+          lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+        }),
+      });
+    },
+
+    async revoke(caller, { id }) {
+      const deleted = await db
+        .deleteFrom("apiTokens")
+        .where("id", "=", id)
+        .where("userId", "=", caller.userId)
+        .executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) throw notFound("Token not found");
+      await revocations.publish({ kind: "token", id });
+    },
+  };
+}
