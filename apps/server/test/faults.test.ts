@@ -507,5 +507,5 @@ describe("the server killed with SIGKILL mid-import", () => {
     } finally {
       await handle.close();
     }
-  }, 180_000);
+  }, 420_000);
 });

@@ -46,7 +46,9 @@ export async function startServiceProcess(
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   const logsStartup = ["info", "debug", "trace"].includes(env.LOG_LEVEL ?? "info");
-  const deadline = Date.now() + 60_000;
+  // Generous: on a loaded 2-core machine a start from source with a new embedded database (every
+  // migration run in WebAssembly, beside a browser test) has taken over a minute.
+  const deadline = Date.now() + 150_000;
   while (Date.now() < deadline) {
     const match = output.match(/"startupMs":(\d+)/);
     if (match) return { child, port, base, output: () => output, startupMs: Number(match[1]) };
