@@ -21,4 +21,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # --liftoff-only: the embedded database (PGlite, WebAssembly) starts in half the memory; no effect on
 # Postgres. A smaller young generation keeps peak memory near 300 MB under load.
-CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "dist/main.js"]
+CMD ["node", "--liftoff-only", "--max-semi-space-size=4", "dist/main.js"]

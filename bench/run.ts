@@ -31,7 +31,14 @@ import { type LoadResult, mergeLoads, runLoad } from "./load.js";
 import { benchDir, type Child, cpuMsOf, forkServer, memoryOf, sampleRss, smapsSummary } from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
 import { seed } from "./seed.js";
-import { runStartupBench, type StartSeries, startTargets } from "./startup.js";
+import {
+  describeDevRestarts,
+  devRestartTarget,
+  measureDevRestarts,
+  runStartupBench,
+  type StartSeries,
+  startTargets,
+} from "./startup.js";
 
 class SeedOnly extends Error {}
 
@@ -44,7 +51,14 @@ if (process.argv.includes("--startup")) {
     lines.push(line);
     process.stdout.write(`${line}\n`);
   });
-  for (const target of startTargets(all)) {
+  const devRuns = Number(process.env.BENCH_DEV_RESTARTS ?? startRuns);
+  const targets = startTargets(all);
+  if (devRuns > 0) {
+    const restarts = await measureDevRestarts(devRuns);
+    process.stdout.write(`${describeDevRestarts(restarts)}\n`);
+    targets.push(devRestartTarget(restarts));
+  }
+  for (const target of targets) {
     process.stdout.write(`${target.pass ? "PASS" : "FAIL"}  ${target.target}  (${target.detail})\n`);
   }
   process.exit(0);
@@ -209,7 +223,7 @@ try {
     [
       ...(heapDiagnostics ? ["--expose-gc"] : []),
       // The service's own start script caps V8's young generation the same way.
-      ...(env.BENCH_SERVICE_NODE_FLAGS ?? "--max-semi-space-size=16").split(" ").filter(Boolean),
+      ...(env.BENCH_SERVICE_NODE_FLAGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean),
     ],
   );
   if (!skip.has("baseline")) {

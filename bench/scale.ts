@@ -155,7 +155,7 @@ try {
       WORKSHOP_API_URL: steam.url,
       BENCH_RECORD_SQL: "1",
     },
-    ["--max-semi-space-size=16"],
+    ["--max-semi-space-size=4"],
   );
   const base = `http://127.0.0.1:${service.port}`;
   const explainer = new pg.Client({ connectionString: databaseUrl });

@@ -5,7 +5,7 @@
  * `runs` starts each. `pnpm bench --startup` prints only these; `pnpm bench` prints them at the end.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -14,7 +14,7 @@ import { cpuMsOf, memoryOf, repoRoot } from "./processes.js";
 
 export const serverEntry = path.join(repoRoot, "apps/server/dist/main.js");
 /** The node flags of `pnpm start` (apps/server/package.json). */
-export const startFlags = ["--liftoff-only", "--max-semi-space-size=16"];
+export const startFlags = ["--liftoff-only", "--max-semi-space-size=4"];
 
 export interface StartFigures {
   /** From spawn to the first 200 on /health. */
@@ -244,4 +244,112 @@ export async function runStartupBench(
   }
   for (const line of describeStarts(all)) log(line);
   return all;
+}
+
+export interface RestartFigures {
+  /** From the save to tsx's notice: the old server logs "shutting down". */
+  noticeMs: number;
+  /** From the save to the old server's "stopped". */
+  stoppedMs: number;
+  /** From the save to the first 200 on /health from the new server. */
+  wallMs: number;
+}
+
+/** The source file a restart run saves (unchanged content: tsx watch restarts on the write). */
+export const devTouchedFile = path.join(repoRoot, "apps/server/src/config.ts");
+
+/**
+ * `pnpm dev`'s restart: starts the dev stack (`apps/server/dev/dev.ts`, the package's `dev` script) on
+ * a new embedded database, then `runs` times rewrites a server source file with its own content and
+ * times the restart: tsx watch's notice (the old server begins its shutdown), the old server stopped,
+ * and the first 200 on `/health` after the new server logged its start.
+ */
+export async function measureDevRestarts(runs: number): Promise<RestartFigures[]> {
+  const root = mkdtempSync(path.join(os.tmpdir(), "mcs-bench-dev-"));
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "dev/dev.ts"], {
+    cwd: path.join(repoRoot, "apps/server"),
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      STEAM_STAND_IN_PORT: "0",
+      DATA_DIR: path.join(root, "data"),
+      LOG_LEVEL: "info",
+    },
+    // Its own process group, so the whole stack is stopped together.
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const events: { at: number; text: string }[] = [];
+  const collect = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output += text;
+    events.push({ at: performance.now(), text });
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const count = (pattern: RegExp) => (output.match(pattern) ?? []).length;
+  const firstAfter = (since: number, pattern: RegExp) =>
+    events.find((event) => event.at >= since && pattern.test(event.text))?.at;
+  const waitFor = async (done: () => boolean, what: string) => {
+    const deadline = Date.now() + 120_000;
+    while (!done()) {
+      if (child.exitCode !== null) throw new Error(`pnpm dev exited before ${what}: ${output.slice(-2000)}`);
+      if (Date.now() > deadline) throw new Error(`pnpm dev: no ${what} within 120 s: ${output.slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  const health = () =>
+    fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+  const started = /"startupMs":\d+/g;
+  const figures: RestartFigures[] = [];
+  try {
+    await waitFor(() => count(started) >= 1, "first start");
+    const source = readFileSync(devTouchedFile);
+    for (let index = 0; index < runs; index += 1) {
+      // Let the previous start settle (its first jobs, the compile cache) before the next save.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const before = count(started);
+      const saved = performance.now();
+      writeFileSync(devTouchedFile, source);
+      await waitFor(() => count(started) > before, "restart");
+      while (!(await health())) {
+        if (child.exitCode !== null) throw new Error(`pnpm dev exited during a restart: ${output.slice(-2000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      figures.push({
+        noticeMs: (firstAfter(saved, /shutting down/) ?? Number.NaN) - saved,
+        stoppedMs: (firstAfter(saved, /"msg":"stopped"/) ?? Number.NaN) - saved,
+        wallMs: performance.now() - saved,
+      });
+    }
+  } finally {
+    if (child.exitCode === null && child.pid) {
+      process.kill(-child.pid, "SIGINT");
+      const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 30_000);
+      await exited(child);
+      clearTimeout(timer);
+    }
+    rmSync(root, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+/** One line: medians of the restart's phases, then each run's wall time. */
+export function describeDevRestarts(runs: RestartFigures[]): string {
+  const walls = runs.map((run) => (run.wallMs / 1000).toFixed(2)).join(", ");
+  const seconds = (values: number[]) => (median(values) / 1000).toFixed(2);
+  return `${"pnpm dev, restart on a save".padEnd(30)} wall ${seconds(runs.map((run) => run.wallMs))} s to /health (old server stopped after ${seconds(runs.map((run) => run.stoppedMs))} s; median of ${runs.length}; walls ${walls} s; load average ${os.loadavg()[0]?.toFixed(2)})`;
+}
+
+export function devRestartTarget(runs: RestartFigures[]): { target: string; pass: boolean; detail: string } {
+  const wall = median(runs.map((run) => run.wallMs));
+  return { target: "pnpm dev restart ≤ 2 s", pass: wall <= 2000, detail: `${(wall / 1000).toFixed(2)} s` };
 }

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createReadStream, existsSync } from "node:fs";
+import { type FileHandle, mkdir, open, rm } from "node:fs/promises";
 import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
@@ -40,10 +40,12 @@ export class DatabaseInUseError extends Error {
 }
 
 /**
- * Postgres settings of the embedded database: it serves one process, so 16 MB of shared buffers
- * (Postgres's default is 128 MB) keep its memory small; the rest are PGlite's own defaults.
+ * Postgres settings of the embedded database: it serves one process, so 8 MB of shared buffers
+ * (Postgres's default is 128 MB) keep its memory small: PGlite touches all of them at start, so
+ * each of those megabytes stays in the process's resident memory; pages beyond them are read from
+ * the operating system's file cache. The rest are PGlite's own defaults.
  */
-const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=8MB"];
 
 // Return timestamps as Date and bigint counts as numbers (counts never exceed 2^53 here).
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -116,37 +118,85 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 /**
  * Writes the template's files into a new data directory: a gzipped tar (what PGlite's `dumpDataDir`
  * writes) of plain files and directories. Native gunzip and plain writes take a fraction of the
- * time PGlite's own `loadDataDir` takes, which extracts through its WebAssembly file system.
+ * time PGlite's own `loadDataDir` takes, which extracts through its WebAssembly file system. The
+ * archive is streamed, file by file: holding the whole unpacked tar (about 40 MB) at once left that
+ * much more memory with the process for as long as it ran.
  */
 async function extractTemplate(template: string, dataDir: string): Promise<void> {
-  const tar = await promisify(gunzip)(await readFile(template));
-  const text = (from: number, length: number) => {
-    const field = tar.subarray(from, from + length);
-    const end = field.indexOf(0);
-    return field.subarray(0, end < 0 ? length : end).toString("utf8");
-  };
   const root = path.resolve(dataDir);
-  let offset = 0;
-  while (offset + 512 <= tar.length && tar[offset] !== 0) {
-    const name = `${text(offset + 345, 155)}${text(offset, 100)}`;
-    const mode = Number.parseInt(text(offset + 100, 8).trim() || "0", 8) & 0o777;
-    const size = Number.parseInt(text(offset + 124, 12).trim() || "0", 8);
-    const type = String.fromCharCode(tar[offset + 156] ?? 0);
-    const target = path.resolve(root, `.${path.posix.sep}${name}`);
-    if (target !== root && !target.startsWith(`${root}${path.sep}`))
-      throw new Error(`template entry outside the data directory: ${name}`);
-    const body = tar.subarray(offset + 512, offset + 512 + size);
-    if (type === "5") {
-      await mkdir(target, { recursive: true, mode: mode || 0o700 });
-    } else if (type === "0" || type === "\0") {
-      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await writeFile(target, body, { mode: mode || 0o600 });
-      await chmod(target, mode || 0o600);
-    } else {
-      throw new Error(`template entry of unsupported type ${JSON.stringify(type)}: ${name}`);
+  await pipeline(createReadStream(template), createGunzip({ chunkSize: 256 * 1024 }), async (source) => {
+    let header = Buffer.alloc(0);
+    let file: FileHandle | undefined;
+    let fileMode = 0o600;
+    let remaining = 0;
+    let padding = 0;
+    let ended = false;
+    const closeFile = async () => {
+      if (!file) return;
+      await file.chmod(fileMode);
+      await file.close();
+      file = undefined;
+    };
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        let data = chunk;
+        while (data.length > 0 && !ended) {
+          if (remaining > 0) {
+            const piece = data.subarray(0, remaining);
+            await file?.write(piece);
+            remaining -= piece.length;
+            data = data.subarray(piece.length);
+            if (remaining === 0) await closeFile();
+            continue;
+          }
+          if (padding > 0) {
+            const skipped = Math.min(padding, data.length);
+            padding -= skipped;
+            data = data.subarray(skipped);
+            continue;
+          }
+          const needed = 512 - header.length;
+          header = Buffer.concat([header, data.subarray(0, needed)]);
+          data = data.subarray(needed);
+          if (header.length < 512) break;
+          const entry = header;
+          header = Buffer.alloc(0);
+          // Two zero blocks end the archive.
+          if (entry[0] === 0) {
+            ended = true;
+            break;
+          }
+          const text = (from: number, length: number) => {
+            const field = entry.subarray(from, from + length);
+            const end = field.indexOf(0);
+            return field.subarray(0, end < 0 ? length : end).toString("utf8");
+          };
+          const name = `${text(345, 155)}${text(0, 100)}`;
+          const mode = Number.parseInt(text(100, 8).trim() || "0", 8) & 0o777;
+          const size = Number.parseInt(text(124, 12).trim() || "0", 8);
+          const type = String.fromCharCode(entry[156] ?? 0);
+          const target = path.resolve(root, `.${path.posix.sep}${name}`);
+          if (target !== root && !target.startsWith(`${root}${path.sep}`))
+            throw new Error(`template entry outside the data directory: ${name}`);
+          padding = Math.ceil(size / 512) * 512 - size;
+          if (type === "5") {
+            await mkdir(target, { recursive: true, mode: mode || 0o700 });
+            padding += size;
+          } else if (type === "0" || type === "\0") {
+            await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+            fileMode = mode || 0o600;
+            file = await open(target, "w", fileMode);
+            remaining = size;
+            if (remaining === 0) await closeFile();
+          } else {
+            throw new Error(`template entry of unsupported type ${JSON.stringify(type)}: ${name}`);
+          }
+        }
+      }
+    } finally {
+      await file?.close();
     }
-    offset += 512 + Math.ceil(size / 512) * 512;
-  }
+  });
 }
 
 /**
