@@ -266,7 +266,8 @@ describe("the Steam Web API failing during an import", () => {
     service = await startTestService({
       env: {
         WORKSHOP_API_URL: proxy.url,
-        WORKSHOP_TIMEOUT_MS: "300",
+        // Long enough that an answered call never times out on a loaded machine; a hang waits it out.
+        WORKSHOP_TIMEOUT_MS: "2000",
         WORKSHOP_MAX_RETRIES: String(MAX_RETRIES),
       },
     });

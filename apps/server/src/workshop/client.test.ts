@@ -384,17 +384,18 @@ describe("robustness", () => {
     addItems("100");
     steam.failNext(2, "hang");
     const started = performance.now();
-    const error = await caught(client({ timeoutMs: 200, maxRetries: 1 }).getItems(["100"]));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(380);
+    const error = await caught(client({ timeoutMs: 1000, maxRetries: 1 }).getItems(["100"]));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1980);
     expect(error.kind).toBe("unavailable");
-    expect(error.message).toMatch(/200 ms/);
+    expect(error.message).toMatch(/1000 ms/);
     expect(steam.calls).toHaveLength(2);
   });
 
   it("recovers when only the first attempt hangs", async () => {
     addItems("100");
     steam.failNext(1, "hang");
-    const [result] = await client({ timeoutMs: 200, maxRetries: 1 }).getItems(["100"]);
+    // The answered attempt has a second to arrive, however loaded the machine.
+    const [result] = await client({ timeoutMs: 1000, maxRetries: 1 }).getItems(["100"]);
     expect(result?.ok).toBe(true);
   });
 
