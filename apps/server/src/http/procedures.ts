@@ -125,14 +125,14 @@ function restOperations(): Map<string, RestOperation[]> {
   return byMethod;
 }
 
-/** A request path that the WHATWG URL parser would not change (no dot segments, backslashes or characters it escapes). */
-const PLAIN_PATH = /^\/(?:[\w\-~%!$&'()*+,;=:@]+\/?)*$/;
+/** A request path that the WHATWG URL parser would not change (no dot segments, plain or escaped, no backslashes, no characters it escapes). */
+const PLAIN_PATH = /^(?:\/[\w\-~%!$&'()*+,;=:@]*)+$/;
 
 /** The path of a request URL as trpc-to-openapi matched it: `new URL`'s pathname, without a trailing slash. */
 function requestPath(url: string): string {
   const end = url.indexOf("?");
   const raw = end === -1 ? url : url.slice(0, end);
-  const path = PLAIN_PATH.test(raw) ? raw : new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
+  const path = PLAIN_PATH.test(raw) && !/%2e/i.test(raw) ? raw : new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
   return normalizePath(path);
 }
 

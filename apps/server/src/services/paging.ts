@@ -99,7 +99,7 @@ const ESTIMATE_TTL_MS = 5_000;
 const ESTIMATES_KEPT = 1_000;
 
 /**
- * Sets recently found larger than EXACT_COUNT_LIMIT, by their SQL and parameters: their estimate
+ * Sets recently found larger than EXACT_COUNT_LIMIT, by list and filters: their estimate
  * (already inexact) is answered again for a few seconds without a statement, so a popular list
  * (the public modpacks, the catalogue) costs one statement, its page.
  */
@@ -114,14 +114,15 @@ async function countMatches(
   db: Db,
   // biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables
   matching: SelectQueryBuilder<Database, any, object>,
+  /** Names the set: the list and its filters. */
+  key: string,
 ): Promise<{ total: number; exact: boolean }> {
-  const rows = matching.select(sql.lit(1).as("one"));
-  const compiled = rows.compile();
-  const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
   let known = largeSets.get(db);
   const now = Date.now();
   const remembered = known?.get(key);
   if (remembered && remembered.until > now) return { total: remembered.total, exact: false };
+  const rows = matching.select(sql.lit(1).as("one"));
+  const compiled = rows.compile();
   const bounded = await db
     .selectFrom(rows.limit(EXACT_COUNT_LIMIT + 1).as("matching"))
     .select(sql<number>`count(*)::int`.as("count"))
@@ -270,7 +271,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   const windowed = spec.count === "window" && !position;
   let total = 0;
   let exact = true;
-  if (spec.count === "estimate") ({ total, exact } = await countMatches(db, spec.matching));
+  if (spec.count === "estimate") {
+    ({ total, exact } = await countMatches(db, spec.matching, `${spec.list}\u0000${JSON.stringify(spec.filters)}`));
+  }
   else if (!windowed) total = await countExactly();
   if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
 
