@@ -132,7 +132,10 @@ const PLAIN_PATH = /^(?:\/[\w\-~%!$&'()*+,;=:@]*)+$/;
 function requestPath(url: string): string {
   const end = url.indexOf("?");
   const raw = end === -1 ? url : url.slice(0, end);
-  const path = PLAIN_PATH.test(raw) && !/%2e/i.test(raw) ? raw : new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
+  const path =
+    PLAIN_PATH.test(raw) && !/%2e/i.test(raw)
+      ? raw
+      : new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
   return normalizePath(path);
 }
 

@@ -273,8 +273,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   let exact = true;
   if (spec.count === "estimate") {
     ({ total, exact } = await countMatches(db, spec.matching, `${spec.list}\u0000${JSON.stringify(spec.filters)}`));
-  }
-  else if (!windowed) total = await countExactly();
+  } else if (!windowed) total = await countExactly();
   if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
 
   let rows =
