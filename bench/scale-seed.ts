@@ -8,13 +8,21 @@
  */
 import pg from "pg";
 
+/**
+ * `BENCH_SCALE_FACTOR` (default 1) multiplies the catalogue, the modpacks, the users and the
+ * notifications but keeps the skew (the big packs, the busy user): 0.1 seeds about the ordinary
+ * bench's size, so the same rows at both sizes show what grows with the catalogue.
+ */
+const factor = Number(process.env.BENCH_SCALE_FACTOR ?? 1);
+const scaled = (size: number) => Math.round(size * factor);
+
 export const SCALE = {
-  users: 200_000,
-  modpacks: 100_000,
-  mods: 300_000,
+  users: scaled(200_000),
+  modpacks: scaled(100_000),
+  mods: scaled(300_000),
   /** Modpack-mod links, approximately (the per-pack sizes are drawn). */
-  modpackMods: 3_000_000,
-  notifications: 2_000_000,
+  modpackMods: scaled(3_000_000),
+  notifications: scaled(2_000_000),
   bigModpacks: 5,
   bigModpackMods: 5_000,
   busyUserModpacks: 3_000,

@@ -6,14 +6,29 @@ import {
   type Services,
   setErrorAnswer,
 } from "@modpack/contract";
-import type { TRPCError } from "@trpc/server";
+import { type AnyProcedure, TRPCError } from "@trpc/server";
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import {
+  acceptsRequestBody,
+  coerceSchema,
+  forEachOpenApiProcedure,
+  getInputOutputParsers,
+  getPathRegExp,
+  instanceofZodTypeLikeVoid,
+  instanceofZodTypeObject,
+  instanceofZodTypeOptional,
+  normalizePath,
+  type OpenApiMethod,
+  type OpenApiProcedureRecord,
+  unwrapZodType,
+  zodSupportsCoerce,
+} from "trpc-to-openapi";
+import { ZodArray } from "zod/v4";
 import { answerOf, isDatabaseUnavailable, sendError } from "../edge/errors.js";
 import type { Authenticate } from "../edge/routes.js";
 import { type ReadValidators, registerHttpCaching } from "./caching.js";
-import { BODY_LIMIT, bodyMethods } from "./hardening.js";
+import { bodyMethods } from "./hardening.js";
 import { trpcResponseMeta } from "./retry-after.js";
 
 export interface ProcedureDependencies {
@@ -51,61 +66,159 @@ async function contextOf(deps: ProcedureDependencies, req: FastifyRequest, res: 
   return { caller: await deps.authenticate(req, res), services: deps.services, requestId: req.id };
 }
 
+/** A failure as a TRPCError: anything else is an internal error carrying it as its cause (as trpc-to-openapi wraps it). */
+function failureOf(cause: unknown): TRPCError {
+  if (cause instanceof Error && cause.name === "TRPCError") return cause as TRPCError;
+  const error = new TRPCError({
+    message: "Internal server error",
+    code: "INTERNAL_SERVER_ERROR",
+    cause: cause instanceof Error ? cause : undefined,
+  });
+  if (cause instanceof Error && cause.stack) error.stack = cause.stack;
+  return error;
+}
+
+/** A REST operation: the procedure behind one OpenAPI method and path, and how its input is read. */
+interface RestOperation {
+  pattern: RegExp;
+  path: string;
+  type: "query" | "mutation";
+  call: AnyProcedure;
+  /** The input is void: no input is read. */
+  noInput: boolean;
+  /** Query keys whose schema is an array: a single value is wrapped in one. */
+  arrayKeys: string[];
+}
+
 /**
- * The REST status of a procedure's answer: the status the procedure declared for this call (a create
- * that found the thing already there answers 200), else the operation's success status.
+ * The contract's REST operations by method, in the router's order (the first pattern that matches
+ * a path answers it), read as trpc-to-openapi reads them: its path patterns, its input schemas, its
+ * coercion switch (applied once here; the contract's strict inputs ignore it).
  */
-function restResponseMeta({
-  ctx,
-  paths,
-  errors,
-}: {
-  ctx?: unknown;
-  paths?: readonly string[];
-  errors: readonly unknown[];
-}) {
-  if (errors.length > 0 || !paths?.[0]) return {};
-  const status = declaredStatus(ctx) ?? procedureMeta(paths[0])?.successStatus;
-  return status ? { status } : {};
+function restOperations(): Map<string, RestOperation[]> {
+  const byMethod = new Map<string, RestOperation[]>();
+  forEachOpenApiProcedure(appRouter._def.procedures as OpenApiProcedureRecord, ({ path, procedure, meta }) => {
+    const type = procedure._def.type;
+    if (type === "subscription") return;
+    const { inputParser } = getInputOutputParsers(procedure);
+    const unwrapped = unwrapZodType(inputParser, true);
+    const arrayKeys: string[] = [];
+    if (zodSupportsCoerce && instanceofZodTypeObject(unwrapped)) {
+      for (const [key, shape] of Object.entries(unwrapped.shape)) {
+        if (shape instanceof ZodArray || (instanceofZodTypeOptional(shape) && shape.unwrap() instanceof ZodArray)) {
+          arrayKeys.push(key);
+        }
+      }
+      coerceSchema(unwrapped);
+    }
+    const operations = byMethod.get(meta.openapi.method) ?? [];
+    operations.push({
+      pattern: getPathRegExp(normalizePath(meta.openapi.path)),
+      path,
+      type,
+      call: procedure as unknown as AnyProcedure,
+      noInput: instanceofZodTypeLikeVoid(unwrapped),
+      arrayKeys,
+    });
+    byMethod.set(meta.openapi.method, operations);
+  });
+  return byMethod;
 }
 
-/** What trpc-to-openapi answers, held until the route sends it (or `sendError` answers its failure). */
-interface HeldResponse {
-  reply: FastifyReply;
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string | undefined;
-  failure: TRPCError | undefined;
-  setHeader(name: string, value: string): void;
-  end(body?: string): void;
-  once: NodeJS.EventEmitter["once"];
-  on: NodeJS.EventEmitter["on"];
-  off: NodeJS.EventEmitter["off"];
-  readonly writableEnded: boolean;
-  readonly headersSent: boolean;
+/** A request path that the WHATWG URL parser would not change (no dot segments, plain or escaped, no backslashes, no characters it escapes). */
+const PLAIN_PATH = /^(?:\/[\w\-~%!$&'()*+,;=:@]*)+$/;
+
+/** The path of a request URL as trpc-to-openapi matched it: `new URL`'s pathname, without a trailing slash. */
+function requestPath(url: string): string {
+  const end = url.indexOf("?");
+  const raw = end === -1 ? url : url.slice(0, end);
+  const path =
+    PLAIN_PATH.test(raw) && !/%2e/i.test(raw)
+      ? raw
+      : new URL(url.startsWith("/") ? `http://127.0.0.1${url}` : url).pathname;
+  return normalizePath(path);
+}
+
+/** The first value of each query parameter, arrays of several values kept (as trpc-to-openapi reads the query). */
+function queryInput(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(query)) {
+    const value = query[key];
+    if (value) input[key] = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  }
+  return input;
 }
 
 /**
- * The contract's procedures as REST paths at the root (trpc-to-openapi). A failure is answered by
- * `sendError`, like every other error; a success with the procedure's status and JSON, cached when
- * it is a cacheable read.
+ * The contract's procedures as REST paths at the root, on the paths and inputs of the OpenAPI
+ * document (trpc-to-openapi's rules, read once at start-up): one route reads the path's operation,
+ * its input from the query or the JSON body and the path, and calls the procedure with the
+ * request's context. A failure is answered by `sendError`, like every other error; a success with
+ * the procedure's status and JSON, cached when it is a cacheable read.
  */
 export async function mountRest(app: FastifyInstance, deps: ProcedureDependencies): Promise<void> {
-  const held = new WeakMap<FastifyRequest, HeldResponse>();
-  const handle = createOpenApiNodeHttpHandler({
-    router: appRouter,
-    // The request is Fastify's (as the route below hands it over); the response is the held one.
-    createContext: ({ req, res }) =>
-      contextOf(deps, req as unknown as FastifyRequest, (res as unknown as HeldResponse).reply),
-    maxBodySize: BODY_LIMIT,
-    responseMeta: restResponseMeta,
-    onError({ error, req }) {
-      const request = req as unknown as FastifyRequest;
-      const response = held.get(request);
-      if (response) response.failure = error;
+  const operations = restOperations();
+
+  const answer = async (request: FastifyRequest, reply: FastifyReply) => {
+    const method = request.method;
+    const path = requestPath(request.url);
+    let operation: RestOperation | undefined;
+    let match: RegExpExecArray | null = null;
+    for (const candidate of operations.get(method) ?? []) {
+      match = candidate.pattern.exec(path);
+      if (match) {
+        operation = candidate;
+        break;
+      }
+    }
+    // Can be used for warm-up, as with trpc-to-openapi.
+    if (!operation && method === "HEAD") return reply.code(204).type("application/json").send();
+    let ctx: Context | undefined;
+    try {
+      if (!operation) throw new TRPCError({ message: "Not found", code: "NOT_FOUND" });
+      const useBody = acceptsRequestBody(method as OpenApiMethod);
+      const contentType = request.headers["content-type"];
+      if (useBody && !contentType?.startsWith("application/json")) {
+        throw new TRPCError({
+          code: "UNSUPPORTED_MEDIA_TYPE",
+          message: contentType ? `Unsupported content-type "${contentType}` : "Missing content-type header",
+        });
+      }
+      let input: Record<string, unknown> | undefined;
+      if (!operation.noInput) {
+        input = {
+          ...(useBody
+            ? (request.body as Record<string, unknown> | undefined)
+            : queryInput(request.query as Record<string, string | string[] | undefined>)),
+          ...match?.groups,
+        };
+        if (!useBody) {
+          for (const key of operation.arrayKeys) {
+            if (input[key] !== undefined && !Array.isArray(input[key])) input[key] = [input[key]];
+          }
+        }
+      }
+      ctx = await contextOf(deps, request, reply);
+      const data = await operation.call({
+        path: operation.path,
+        getRawInput: async () => input,
+        ctx,
+        type: operation.type,
+        signal: undefined,
+        batchIndex: 0,
+      });
+      const status = declaredStatus(ctx) ?? procedureMeta(operation.path)?.successStatus ?? 200;
+      const body = JSON.stringify(data);
+      return reply
+        .code(status)
+        .type("application/json")
+        .send(body === undefined ? undefined : body);
+    } catch (cause) {
+      const error = failureOf(cause);
       logFailure(request, error);
-    },
-  });
+      return sendError(reply, error);
+    }
+  };
 
   await app.register(async (rest) => {
     // A body-less write arrives with no Content-Type; the REST handler treats it as JSON with no body.
@@ -116,46 +229,6 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
       }
     });
     registerHttpCaching(rest, { authenticate: deps.authenticate, validators: deps.readValidators });
-    rest.route({
-      method: ["GET", "POST", "PATCH", "PUT", "DELETE"],
-      url: "/*",
-      handler: async (request, reply) => {
-        const raw = reply.raw;
-        // The handler reads a Node request and writes a Node response: the request's own events, and a
-        // response that holds what is written (the request's signal aborts when the connection closes).
-        const response: HeldResponse = {
-          reply,
-          statusCode: 200,
-          headers: {},
-          body: undefined,
-          failure: undefined,
-          setHeader(name, value) {
-            response.headers[name] = value;
-          },
-          end(body) {
-            response.body = body;
-          },
-          once: raw.once.bind(raw),
-          on: raw.on.bind(raw),
-          off: raw.off.bind(raw),
-          get writableEnded() {
-            return raw.writableEnded;
-          },
-          get headersSent() {
-            return raw.headersSent;
-          },
-        };
-        held.set(request, response);
-        const nodeRequest = Object.assign(request, {
-          once: request.raw.once.bind(request.raw),
-          on: request.raw.on.bind(request.raw),
-          off: request.raw.off.bind(request.raw),
-          destroy: request.raw.destroy.bind(request.raw),
-        });
-        await handle(nodeRequest as never, response as never);
-        if (response.failure) return sendError(reply, response.failure);
-        return reply.code(response.statusCode).headers(response.headers).send(response.body);
-      },
-    });
+    rest.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: "/*", handler: answer });
   });
 }

@@ -94,32 +94,56 @@ function afterPosition(
 /** The text form of a sort column, selected beside each row to build the next cursor from. */
 const sortText = (column: string) => sql<string>`${sql.ref(column)}::text`;
 
+/** How long a set found larger than EXACT_COUNT_LIMIT keeps its estimate before it is counted again. */
+const ESTIMATE_TTL_MS = 5_000;
+const ESTIMATES_KEPT = 1_000;
+
+/**
+ * Sets recently found larger than EXACT_COUNT_LIMIT, by list and filters: their estimate
+ * (already inexact) is answered again for a few seconds without a statement, so a popular list
+ * (the public modpacks, the catalogue) costs one statement, its page.
+ */
+const largeSets = new WeakMap<Db, Map<string, { total: number; until: number }>>();
+
 /**
  * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
- * there), above it the planner's estimate of the query's rows (at least the limit + 1).
+ * there), above it the planner's estimate of the query's rows (at least the limit + 1), remembered
+ * for ESTIMATE_TTL_MS.
  */
 async function countMatches(
   db: Db,
   // biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables
   matching: SelectQueryBuilder<Database, any, object>,
+  /** Names the set: the list and its filters. */
+  key: string,
 ): Promise<{ total: number; exact: boolean }> {
+  let known = largeSets.get(db);
+  const now = Date.now();
+  const remembered = known?.get(key);
+  if (remembered && remembered.until > now) return { total: remembered.total, exact: false };
+  const rows = matching.select(sql.lit(1).as("one"));
+  const compiled = rows.compile();
   const bounded = await db
-    .selectFrom(
-      matching
-        .select(sql.lit(1).as("one"))
-        .limit(EXACT_COUNT_LIMIT + 1)
-        .as("matching"),
-    )
+    .selectFrom(rows.limit(EXACT_COUNT_LIMIT + 1).as("matching"))
     .select(sql<number>`count(*)::int`.as("count"))
     .executeTakeFirstOrThrow();
   const count = Number(bounded.count);
-  if (count <= EXACT_COUNT_LIMIT) return { total: count, exact: true };
-  const compiled = matching.select(sql.lit(1).as("one")).compile();
+  if (count <= EXACT_COUNT_LIMIT) {
+    known?.delete(key);
+    return { total: count, exact: true };
+  }
   const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
     CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
   );
   const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
-  return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate)), exact: false };
+  const total = Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate));
+  if (!known) {
+    known = new Map();
+    largeSets.set(db, known);
+  }
+  if (known.size >= ESTIMATES_KEPT) known.clear();
+  known.set(key, { total, until: now + ESTIMATE_TTL_MS });
+  return { total, exact: false };
 }
 
 /**
@@ -247,8 +271,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   const windowed = spec.count === "window" && !position;
   let total = 0;
   let exact = true;
-  if (spec.count === "estimate") ({ total, exact } = await countMatches(db, spec.matching));
-  else if (!windowed) total = await countExactly();
+  if (spec.count === "estimate") {
+    ({ total, exact } = await countMatches(db, spec.matching, `${spec.list}\u0000${JSON.stringify(spec.filters)}`));
+  } else if (!windowed) total = await countExactly();
   if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
 
   let rows =

@@ -7,6 +7,7 @@ import * as m0006 from "./0006_member_invitations.js";
 import * as m0007 from "./0007_build_mod_ids.js";
 import * as m0008 from "./0008_read_versions.js";
 import * as m0009 from "./0009_invitation_expiry.js";
+import * as m0010 from "./0010_planner_costs.js";
 
 /** Every migration, by its numbered file name; the migrator applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "0007_build_mod_ids": m0007,
   "0008_read_versions": m0008,
   "0009_invitation_expiry": m0009,
+  "0010_planner_costs": m0010,
 };
