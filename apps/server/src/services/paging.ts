@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { badRequest, MAX_PAGE_DEPTH, type Paged, type Pagination } from "@modpack/contract";
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
 import type { Database } from "../db/schema.js";
 
@@ -103,7 +104,7 @@ const ESTIMATES_KEPT = 1_000;
  * (already inexact) is answered again for a few seconds without a statement, so a popular list
  * (the public modpacks, the catalogue) costs one statement, its page.
  */
-const largeSets = new WeakMap<Db, Map<string, { total: number; until: number }>>();
+const largeSets = new WeakMap<Db, LRUCache<string, number>>();
 
 /**
  * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
@@ -118,9 +119,8 @@ async function countMatches(
   key: string,
 ): Promise<{ total: number; exact: boolean }> {
   let known = largeSets.get(db);
-  const now = Date.now();
   const remembered = known?.get(key);
-  if (remembered && remembered.until > now) return { total: remembered.total, exact: false };
+  if (remembered !== undefined) return { total: remembered, exact: false };
   const rows = matching.select(sql.lit(1).as("one"));
   const compiled = rows.compile();
   const bounded = await db
@@ -138,11 +138,10 @@ async function countMatches(
   const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
   const total = Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate));
   if (!known) {
-    known = new Map();
+    known = new LRUCache<string, number>({ max: ESTIMATES_KEPT, ttl: ESTIMATE_TTL_MS });
     largeSets.set(db, known);
   }
-  if (known.size >= ESTIMATES_KEPT) known.clear();
-  known.set(key, { total, until: now + ESTIMATE_TTL_MS });
+  known.set(key, total);
   return { total, exact: false };
 }
 
