@@ -27,6 +27,7 @@ import { modpacksService } from "@modpack/server/services/modpacks";
 import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import pg from "pg";
 import { modItem, rng } from "./data.js";
+import { createDatabase, dropDatabase } from "./databases.js";
 import { type Child, forkServer } from "./processes.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -117,13 +118,7 @@ const stamp = new Date()
   .replace(/[-:.TZ]/g, "")
   .slice(0, 14);
 const databaseName = `mcs_jobs_${stamp}_${randomBytes(3).toString("hex")}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`create database ${databaseName}`);
-await admin.end();
-const url = new URL(adminUrl);
-url.pathname = `/${databaseName}`;
-const databaseUrl = url.toString();
+const databaseUrl = await createDatabase(adminUrl, databaseName);
 log(`database: ${databaseName}`);
 
 let service: Child | undefined;
@@ -217,11 +212,5 @@ try {
   process.exitCode = pass ? 0 : 1;
 } finally {
   await service?.stop();
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists ${databaseName} with (force)`);
-  } finally {
-    await client.end();
-  }
+  await dropDatabase(adminUrl, databaseName);
 }

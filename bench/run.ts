@@ -23,8 +23,9 @@ import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
 import { openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
 import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
-import pg from "pg";
+import type pg from "pg";
 import { type Capture, captureSql, describeCapture, type Steps } from "./capture.js";
+import { createDatabase, dropDatabase } from "./databases.js";
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
 import { measureImport, measureServerFile } from "./extras.js";
 import { type LoadResult, mergeLoads, runLoad } from "./load.js";
@@ -111,31 +112,19 @@ function redact(url: string): string {
 
 // 1. A fresh database.
 const databaseName = `mcs_bench_${stamp.slice(0, 19).replace(/-/g, "").replace("T", "_").toLowerCase()}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`create database ${databaseName}`);
-await admin.end();
-const benchUrl = new URL(adminUrl);
-benchUrl.pathname = `/${databaseName}`;
-const databaseUrl = benchUrl.toString();
+const databaseUrl = await createDatabase(adminUrl, databaseName);
 log(`database: ${databaseName}`);
 
 let service: Child | undefined;
 let baseline: Child | undefined;
 const steam = await startFakeSteam();
 
-async function dropDatabase() {
+async function dropBenchDatabase() {
   if (env.BENCH_KEEP_DB === "1") {
     log(`kept database ${databaseName}`);
     return;
   }
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`drop database if exists ${databaseName} with (force)`);
-  } finally {
-    await client.end();
-  }
+  await dropDatabase(adminUrl, databaseName);
 }
 
 type Measured = LoadResult & {
@@ -580,7 +569,7 @@ try {
   await service?.stop().catch(() => {});
   await baseline?.stop().catch(() => {});
   await steam.close().catch(() => {});
-  await dropDatabase().catch((error: unknown) => log(`could not drop ${databaseName}: ${String(error)}`));
+  await dropBenchDatabase().catch((error: unknown) => log(`could not drop ${databaseName}: ${String(error)}`));
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of every read statement of the capture, with its captured parameters. */

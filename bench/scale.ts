@@ -21,6 +21,7 @@ import { openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
 import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
+import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
 import { percentile, runLoad } from "./load.js";
 import { benchDir, type Child, forkServer } from "./processes.js";
 import { rowId, SCALE, type ScaleSeeded, seedScale } from "./scale-seed.js";
@@ -99,11 +100,7 @@ interface Measured {
 }
 
 const databaseName = env.BENCH_SCALE_DATABASE ?? `mcs_scale_${stamp.slice(0, 19).replace(/-/g, "").replace("T", "_")}`;
-const databaseUrl = (() => {
-  const url = new URL(adminUrl);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
+const databaseUrl = databaseUrlOf(adminUrl, databaseName);
 const steam = await startFakeSteam();
 let service: Child | undefined;
 
@@ -113,10 +110,7 @@ try {
     seeded = { busyUserId: rowId(1, 1), bigModpackId: rowId(2, 1), modId: rowId(3, 1), counts: {}, timings: {} };
     log(`reusing database ${databaseName}`);
   } else {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${databaseName}`);
-    await admin.end();
+    await createDatabase(adminUrl, databaseName);
     log(`database: ${databaseName}`);
     const started = performance.now();
     const handle = await openDatabase({ databaseUrl, poolSize: 2 });
@@ -278,10 +272,7 @@ try {
   await service?.stop().catch(() => {});
   await steam.close().catch(() => {});
   if (env.BENCH_KEEP_DB !== "1" && !env.BENCH_SCALE_DATABASE) {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists ${databaseName} with (force)`).catch(() => {});
-    await admin.end();
+    await dropDatabase(adminUrl, databaseName).catch(() => {});
   } else {
     log(`kept database ${databaseName}`);
   }

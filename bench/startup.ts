@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { databaseUrlOf } from "./databases.js";
 import { cpuMsOf, memoryOf, repoRoot } from "./processes.js";
 
 export const serverEntry = path.join(repoRoot, "apps/server/dist/main.js");
@@ -150,10 +151,9 @@ export async function measurePostgresStarts(adminUrl: string, runs: number): Pro
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.query(`create database ${name}`);
       try {
-        const url = new URL(adminUrl);
-        url.pathname = `/${name}`;
-        cold.push(await measureStart({ DATABASE_URL: url.toString() }));
-        warm.push(await measureStart({ DATABASE_URL: url.toString() }));
+        const url = databaseUrlOf(adminUrl, name);
+        cold.push(await measureStart({ DATABASE_URL: url }));
+        warm.push(await measureStart({ DATABASE_URL: url }));
       } finally {
         await admin.query(`drop database if exists ${name} with (force)`);
       }
