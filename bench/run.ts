@@ -12,9 +12,13 @@
  * BENCH_HEAP=1 (service runs with --expose-gc; heap before/after a full GC logged after each run),
  * BENCH_SEED_ONLY=1 (stop after seeding, SQL capture and EXPLAIN; with BENCH_KEEP_DB=1 for experiments),
  * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline), BENCH_KEEP_DB=1 (keep the database),
- * BENCH_START_RUNS (starts of each kind for the start-up figures, default 5).
+ * BENCH_START_RUNS (starts of each kind for the start-up figures, default 5), BENCH_FRESH_CLONE_RUNS
+ * (new clones of the repository at HEAD whose first and second `pnpm start` are timed, default
+ * BENCH_START_RUNS; 0 skips them).
  * `pnpm bench --startup` measures only the start-up figures (bench/startup.ts): wall time to /health,
- * process CPU, peak and idle RSS, on a new and an existing embedded database and on Postgres.
+ * process CPU, peak and idle RSS, on a new and an existing embedded database and on Postgres; the
+ * first (build included) and second `pnpm start` on a fresh clone; `pnpm dev`'s restart
+ * (BENCH_DEV_RESTARTS restarts, default BENCH_START_RUNS; 0 skips them).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -35,9 +39,10 @@ import { seed } from "./seed.js";
 import {
   describeDevRestarts,
   devRestartTarget,
+  freshCloneTargets,
   measureDevRestarts,
   runStartupBench,
-  type StartSeries,
+  type StartupResults,
   startTargets,
 } from "./startup.js";
 
@@ -45,15 +50,21 @@ class SeedOnly extends Error {}
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 const startRuns = Number(process.env.BENCH_START_RUNS ?? 5);
+const freshCloneRuns = Number(process.env.BENCH_FRESH_CLONE_RUNS ?? startRuns);
 
 if (process.argv.includes("--startup")) {
   const lines: string[] = [];
-  const all = await runStartupBench(process.env.DATABASE_URL || DEFAULT_URL, startRuns, (line) => {
-    lines.push(line);
-    process.stdout.write(`${line}\n`);
-  });
+  const { starts, freshClone } = await runStartupBench(
+    process.env.DATABASE_URL || DEFAULT_URL,
+    startRuns,
+    freshCloneRuns,
+    (line) => {
+      lines.push(line);
+      process.stdout.write(`${line}\n`);
+    },
+  );
   const devRuns = Number(process.env.BENCH_DEV_RESTARTS ?? startRuns);
-  const targets = startTargets(all);
+  const targets = [...startTargets(starts), ...freshCloneTargets(freshClone)];
   if (devRuns > 0) {
     const restarts = await measureDevRestarts(devRuns);
     process.stdout.write(`${describeDevRestarts(restarts)}\n`);
@@ -413,9 +424,9 @@ try {
   service = undefined;
   baseline = undefined;
 
-  // 8. Start-up: the built server on a new and an existing embedded database, and on Postgres.
-  let starts: StartSeries[] | undefined;
-  if (!skip.has("starts")) starts = await runStartupBench(adminUrl, startRuns, log);
+  // 8. Start-up: the built server on a new and an existing embedded database, on Postgres, and `pnpm start` on a fresh clone.
+  let startup: StartupResults | undefined;
+  if (!skip.has("starts")) startup = await runStartupBench(adminUrl, startRuns, freshCloneRuns, log);
 
   // 9. The table, the targets, the JSON.
   const fmt = (value: number | undefined, digits = 0) => (value === undefined ? "-" : value.toFixed(digits));
@@ -517,7 +528,7 @@ try {
     });
   }
   log("");
-  if (starts) targets.push(...startTargets(starts));
+  if (startup) targets.push(...startTargets(startup.starts), ...freshCloneTargets(startup.freshClone));
   for (const target of targets) log(`${target.pass ? "PASS" : "FAIL"}  ${target.target}  (${target.detail})`);
   const loadSummary = {
     min: Math.min(...loadSamples),
@@ -552,7 +563,8 @@ try {
         comparison,
         import: importResult,
         serverFile,
-        starts,
+        starts: startup?.starts,
+        freshClone: startup?.freshClone,
         memory: { idleRssMb: idleRss?.rssMb, peakRssUnderLoadMb: peakRssUnderLoad, vmHwmMb: finalMemory?.peakMb },
         profile: profileSummaries,
         targets,

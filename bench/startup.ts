@@ -2,13 +2,15 @@
  * Start-up figures of the built server (`node apps/server/dist/main.js`): wall time from the command
  * to a 200 on `/health`, the process's CPU time and peak RSS at that moment, and its RSS once idle,
  * on a new and on an existing embedded database (and on Postgres when a server answers), medians of
- * `runs` starts each. `pnpm bench --startup` prints only these; `pnpm bench` prints them at the end.
+ * `runs` starts each; and the first and second `pnpm start` in a new clone of the repository, the way a
+ * newcomer runs it. `pnpm bench --startup` prints only these; `pnpm bench` prints them at the end.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 import { databaseUrlOf } from "./databases.js";
 import { cpuMsOf, memoryOf, repoRoot } from "./processes.js";
@@ -52,6 +54,44 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Polls /health every 20 ms until a 200; throws when `child` exits first or nothing answers in 120 s. */
+async function untilHealthy(port: number, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${output().slice(-2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the server did not answer /health within 120 s: ${output().slice(-2000)}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Stops a child spawned `detached` (its own process group): `signal` to the group, SIGKILL after 30 s,
+ * and waits until the child has exited and no process of the group is left.
+ */
+async function stopGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  const pid = child.pid;
+  if (!pid) return;
+  const kill = (to: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-pid, to);
+      return true;
+    } catch {
+      return false; // ESRCH: the group is empty
+    }
+  };
+  if (!kill(signal)) return;
+  const timer = setTimeout(() => kill("SIGKILL"), 30_000);
+  await exited(child);
+  while (kill(0)) await new Promise((resolve) => setTimeout(resolve, 20));
+  clearTimeout(timer);
+}
+
 /** Starts the built server once with `env`, waits for /health, samples it, then stops it with SIGTERM. */
 export async function measureStart(env: Record<string, string>, idleMs = 3000): Promise<StartFigures> {
   const port = await freePort();
@@ -76,18 +116,7 @@ export async function measureStart(env: Record<string, string>, idleMs = 3000): 
   });
   const pid = child.pid ?? 0;
   try {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
-      if (Date.now() > deadline)
-        throw new Error(`the server did not answer /health within 120 s: ${stderr.slice(-2000)}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-        (response) => response.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilHealthy(port, child, () => stderr);
     const wallMs = performance.now() - started;
     const cpuMs = cpuMsOf(pid).total;
     const peakRssMb = memoryOf(pid)?.peakMb ?? Number.NaN;
@@ -209,15 +238,21 @@ export function startTargets(all: StartSeries[]): { target: string; pass: boolea
   return targets;
 }
 
+export interface StartupResults {
+  starts: StartSeries[];
+  freshClone: FreshCloneStart[];
+}
+
 /**
  * `pnpm bench --startup`: builds the server when its build is stale (turbo), then measures `runs`
- * starts of each kind; Postgres ones when `adminUrl` answers.
+ * starts of each kind, Postgres ones when `adminUrl` answers, and `freshCloneRuns` fresh clones.
  */
 export async function runStartupBench(
   adminUrl: string | undefined,
   runs: number,
+  freshCloneRuns: number,
   log: (line: string) => void,
-): Promise<StartSeries[]> {
+): Promise<StartupResults> {
   const build = spawn(
     "pnpm",
     ["exec", "turbo", "run", "build", "--filter=@modpack/server", "--output-logs=errors-only"],
@@ -243,7 +278,9 @@ export async function runStartupBench(
     }
   }
   for (const line of describeStarts(all)) log(line);
-  return all;
+  const freshClone = await measureFreshCloneStarts(freshCloneRuns, log);
+  if (freshClone.length > 0) for (const line of describeFreshCloneStarts(freshClone)) log(line);
+  return { starts: all, freshClone };
 }
 
 export interface RestartFigures {
@@ -331,12 +368,7 @@ export async function measureDevRestarts(runs: number): Promise<RestartFigures[]
       });
     }
   } finally {
-    if (child.exitCode === null && child.pid) {
-      process.kill(-child.pid, "SIGINT");
-      const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 30_000);
-      await exited(child);
-      clearTimeout(timer);
-    }
+    await stopGroup(child, "SIGINT");
     rmSync(root, { recursive: true, force: true });
   }
   return figures;
@@ -352,4 +384,113 @@ export function describeDevRestarts(runs: RestartFigures[]): string {
 export function devRestartTarget(runs: RestartFigures[]): { target: string; pass: boolean; detail: string } {
   const wall = median(runs.map((run) => run.wallMs));
   return { target: "pnpm dev restart ≤ 2 s", pass: wall <= 2000, detail: `${(wall / 1000).toFixed(2)} s` };
+}
+
+export interface FreshCloneStart {
+  /** From spawning `pnpm start` in a new clone to the first 200 on /health: the build included. */
+  firstMs: number;
+  /** The same again in that clone with nothing changed. */
+  secondMs: number;
+}
+
+const runCommand = promisify(execFile);
+
+/** What `pnpm` needs in a minimal environment: PATH, HOME and the CA settings when they are set. */
+function pnpmEnv(): Record<string, string> {
+  const names = ["PATH", "HOME", "NODE_EXTRA_CA_CERTS", "npm_config_cafile"];
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+}
+
+/** Spawns `pnpm start` at `cwd` in its own process group; answers the ms to the first 200 on /health, then stops it. */
+async function timePnpmStart(cwd: string, dataDir: string): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn("pnpm", ["start"], {
+    cwd,
+    env: {
+      ...pnpmEnv(),
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+    },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  try {
+    await untilHealthy(port, child, () => output);
+    return performance.now() - started;
+  } finally {
+    await stopGroup(child, "SIGTERM");
+  }
+}
+
+/**
+ * `runs` times: `git clone` of the repository at HEAD into a new temp directory, `pnpm install
+ * --frozen-lockfile --offline` there (online when offline fails; not timed), then the first
+ * `pnpm start` (the build included) and a second one with nothing changed, each to /health.
+ */
+export async function measureFreshCloneStarts(runs: number, log: (line: string) => void): Promise<FreshCloneStart[]> {
+  const figures: FreshCloneStart[] = [];
+  for (let index = 0; index < runs; index += 1) {
+    const root = mkdtempSync(path.join(os.tmpdir(), "mcs-bench-clone-"));
+    try {
+      const clone = path.join(root, "repo");
+      await runCommand("git", ["clone", "--quiet", repoRoot, clone]);
+      const install = ["install", "--frozen-lockfile"];
+      await runCommand("pnpm", [...install, "--offline"], { cwd: clone, env: pnpmEnv() }).catch(() => {
+        log("fresh clone: the offline install failed; installing online");
+        return runCommand("pnpm", install, { cwd: clone, env: pnpmEnv(), maxBuffer: 16 * 1024 * 1024 });
+      });
+      const dataDir = path.join(root, "data");
+      const firstMs = await timePnpmStart(clone, dataDir);
+      const secondMs = await timePnpmStart(clone, dataDir);
+      figures.push({ firstMs, secondMs });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  return figures;
+}
+
+/** Two lines, first and second `pnpm start`: medians, then each run's wall time. */
+export function describeFreshCloneStarts(runs: FreshCloneStart[]): string[] {
+  const seconds = (ms: number) => (ms / 1000).toFixed(2);
+  const line = (label: string, walls: number[], note = "") =>
+    `${label.padEnd(30)} wall ${seconds(median(walls))} s to /health${note} (median of ${walls.length}; walls ${walls.map(seconds).join(", ")} s; load average ${os.loadavg()[0]?.toFixed(2)})`;
+  return [
+    line(
+      "first pnpm start, fresh clone",
+      runs.map((run) => run.firstMs),
+      ", build included",
+    ),
+    line(
+      "second pnpm start, fresh clone",
+      runs.map((run) => run.secondMs),
+    ),
+  ];
+}
+
+export function freshCloneTargets(runs: FreshCloneStart[]): { target: string; pass: boolean; detail: string }[] {
+  if (runs.length === 0) return [];
+  const first = median(runs.map((run) => run.firstMs));
+  const second = median(runs.map((run) => run.secondMs));
+  return [
+    {
+      target: "first pnpm start on a fresh clone ≤ 15 s",
+      pass: first <= 15_000,
+      detail: `${(first / 1000).toFixed(2)} s`,
+    },
+    {
+      target: "second pnpm start on a fresh clone ≤ 2 s",
+      pass: second <= 2000,
+      detail: `${(second / 1000).toFixed(2)} s`,
+    },
+  ];
 }
