@@ -68,9 +68,11 @@ export type { Services } from "./services.js";
 export {
   type Context,
   createCallerFactory,
+  createResponder,
   declaredStatus,
   type ErrorResponseBody,
   type Meta,
+  type Responder,
   type ShapedIssue,
   type SuccessStatus,
   setErrorAnswer,

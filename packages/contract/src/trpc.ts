@@ -7,13 +7,36 @@ import { type Permission, roleHasPermission } from "./permissions.js";
 import type { ServiceRegistry } from "./ports.js";
 import type { ErrorBody } from "./schemas/errors.js";
 
+export type SuccessStatus = 200 | 201 | 202 | 204;
+
+/**
+ * Lets a procedure declare this call's success status (`ctx.respond.status(200)`), when it is not the
+ * operation's `successStatus`: a create that found the thing already there answers 200. One per call,
+ * made with its context (`createResponder`); the REST adapter reads it with `declaredStatus`.
+ */
+export interface Responder {
+  status(status: SuccessStatus): void;
+  readonly declared: SuccessStatus | undefined;
+}
+
+export function createResponder(): Responder {
+  let declared: SuccessStatus | undefined;
+  return {
+    status(status) {
+      declared = status;
+    },
+    get declared() {
+      return declared;
+    },
+  };
+}
+
 export interface Context {
   caller: Caller | null;
   services: ServiceRegistry;
   requestId: string;
+  respond: Responder;
 }
-
-export type SuccessStatus = 200 | 201 | 202 | 204;
 
 export type Meta = OpenApiMeta<{
   /** The role permission the procedure needs (see permissions.ts); checked before anything else. */
@@ -85,26 +108,16 @@ export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
-const declaredStatuses = new WeakMap<object, SuccessStatus>();
-
 /**
  * The success status a procedure declared for this call with `ctx.respond.status`, if it did: the
- * REST adapter answers it instead of the operation's `successStatus` (a create that found the thing
- * already there answers 200). `ctx` is the context the adapter created for the call.
+ * REST adapter answers it instead of the operation's `successStatus`.
  */
-export function declaredStatus(ctx: unknown): SuccessStatus | undefined {
-  return typeof ctx === "object" && ctx !== null ? declaredStatuses.get(ctx) : undefined;
+export function declaredStatus(ctx: Context): SuccessStatus | undefined {
+  return ctx.respond.declared;
 }
 
 /** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
-export const publicProcedure = t.procedure.use(({ ctx, next }) =>
-  next({
-    ctx: {
-      /** Declares this call's success status, when it is not the operation's `successStatus`. */
-      respond: { status: (status: SuccessStatus) => void declaredStatuses.set(ctx, status) },
-    },
-  }),
-);
+export const publicProcedure = t.procedure;
 
 /** A signed-in caller holding the permission declared in the procedure's meta. */
 export const protectedProcedure = publicProcedure.use(({ ctx, meta, next }) => {

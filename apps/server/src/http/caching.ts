@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { type Caller, type ModpackNeed, procedureMeta, roleHasPermission, uuid } from "@modpack/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { Authenticate } from "../edge/routes.js";
@@ -77,7 +77,7 @@ function versionedReadOf(url: string): { read: VersionedRead; id: string } | und
 }
 
 function versionTag(version: string, url: string): string {
-  return `W/"${version}.${createHash("sha1").update(url).digest("base64url").slice(0, 16)}"`;
+  return `W/"${version}.${hash("sha1", url, "base64url").slice(0, 16)}"`;
 }
 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -140,20 +140,18 @@ export function registerHttpCaching(
     } as RouteHandlerMethod;
   });
 
-  rest.addHook("onSend", async (request, reply, payload) => {
+  const cached = (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {
     if (request.method !== "GET" || reply.statusCode !== 200 || typeof payload !== "string") return payload;
     const shared = cacheControlFor(request.url);
     if (!shared) return payload;
     const version = recorded.get(request)?.value;
-    const etag =
-      version === undefined
-        ? `W/"${createHash("sha1").update(payload).digest("base64url")}"`
-        : versionTag(version, request.url);
+    const etag = version === undefined ? `W/"${hash("sha1", payload, "base64url")}"` : versionTag(version, request.url);
     setCacheHeaders(request, reply, shared, etag);
     if (matches(request.headers["if-none-match"], etag)) {
       reply.code(304);
       return "";
     }
     return payload;
-  });
+  };
+  rest.addHook("onSend", (request, reply, payload, done) => done(null, cached(request, reply, payload)));
 }

@@ -45,8 +45,9 @@ export function serverOptions(config: Config, logger?: FastifyBaseLogger): Fasti
 
 /** The request id echoed on every reply. */
 export function echoRequestId(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
 }
 
@@ -59,19 +60,28 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
-  app.addHook("onRequest", async (request, reply) => {
-    if (!bodyMethods.has(request.method)) return;
+  app.addHook("onRequest", (request, reply, done) => {
     const origin = request.headers.origin;
-    if (!origin || allowedOrigins.has(origin)) return;
-    if (request.headers.authorization?.toLowerCase().startsWith("bearer ")) return;
-    if (!request.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return;
-    return sendError(reply, httpError(403, `Cross-site request from ${origin} refused`));
+    if (
+      bodyMethods.has(request.method) &&
+      origin &&
+      !allowedOrigins.has(origin) &&
+      !request.headers.authorization?.toLowerCase().startsWith("bearer ") &&
+      request.headers.cookie?.includes(`${SESSION_COOKIE}=`)
+    ) {
+      sendError(reply, httpError(403, `Cross-site request from ${origin} refused`));
+      return;
+    }
+    done();
   });
 
   // Postgres text cannot hold NUL: a request carrying one is refused before any procedure runs.
-  app.addHook("preValidation", async (request, reply) => {
-    if (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body)) return;
-    return sendError(reply, httpError(400, "Text must not contain the NUL character (\\u0000)"));
+  app.addHook("preValidation", (request, reply, done) => {
+    if (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body)) {
+      done();
+      return;
+    }
+    sendError(reply, httpError(400, "Text must not contain the NUL character (\\u0000)"));
   });
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.

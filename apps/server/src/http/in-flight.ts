@@ -22,14 +22,18 @@ export function trackInFlight(app: FastifyInstance): () => Promise<void> {
     inFlight.delete(request);
     if (inFlight.size === 0) drained?.();
   };
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", (request, _reply, done) => {
     if (!request.routeOptions.config.longLived) inFlight.add(request);
+    done();
   });
-  app.addHook("onSend", async (request, _reply, payload) => {
+  app.addHook("onSend", (request, _reply, payload, done) => {
     settle(request);
-    return payload;
+    done(null, payload);
   });
-  app.addHook("onResponse", async (request) => settle(request));
+  app.addHook("onResponse", (request, _reply, done) => {
+    settle(request);
+    done();
+  });
   return async () => {
     if (inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 import {
   appRouter,
   type Context,
+  createResponder,
   declaredStatus,
   procedureMeta,
   type Services,
@@ -63,7 +64,12 @@ function logFailure(request: FastifyRequest, error: TRPCError): void {
 }
 
 async function contextOf(deps: ProcedureDependencies, req: FastifyRequest, res: FastifyReply): Promise<Context> {
-  return { caller: await deps.authenticate(req, res), services: deps.services, requestId: req.id };
+  return {
+    caller: await deps.authenticate(req, res),
+    services: deps.services,
+    requestId: req.id,
+    respond: createResponder(),
+  };
 }
 
 /** A failure as a TRPCError: anything else is an internal error carrying it as its cause (as trpc-to-openapi wraps it). */
@@ -222,11 +228,12 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
 
   await app.register(async (rest) => {
     // A body-less write arrives with no Content-Type; the REST handler treats it as JSON with no body.
-    rest.addHook("onRequest", async (request) => {
+    rest.addHook("onRequest", (request, _reply, done) => {
       if (bodyMethods.has(request.method) && !request.headers["content-type"]) {
         const length = request.headers["content-length"];
         if (length === undefined || length === "0") request.headers["content-type"] = "application/json";
       }
+      done();
     });
     registerHttpCaching(rest, { authenticate: deps.authenticate, validators: deps.readValidators });
     rest.route({ method: ["GET", "POST", "PATCH", "PUT", "DELETE"], url: "/*", handler: answer });

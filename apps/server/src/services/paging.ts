@@ -297,11 +297,8 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
   }
   return {
-    data: found
-      .slice(0, limit)
-      .map(({ sortValue: _value, cursorId: _id, pageSort: _sort, fullCount: _count, ...row }) =>
-        spec.toItem(row as Row),
-      ),
+    // Each `toItem` picks its fields by name, so the page keys on a row go no further.
+    data: found.slice(0, limit).map((row) => spec.toItem(row)),
     pagination: envelope(total, exact, found.length > limit ? found[limit - 1] : undefined),
   };
 }
