@@ -11,6 +11,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";
+import { parseIsoTimestamptz } from "./timestamps.js";
 
 export type Db = Kysely<Database>;
 
@@ -47,8 +48,11 @@ export class DatabaseInUseError extends Error {
  */
 const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=8MB"];
 
-// Return timestamps as Date and bigint counts as numbers (counts never exceed 2^53 here).
-pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+// Bigint counts as numbers (counts never exceed 2^53 here), and timestamps as Dates, the usual
+// form without a regular expression.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value) => parseIsoTimestamptz(value) ?? parseTimestamptz(value));
 
 /**
  * Opens the service's database: a pooled Postgres when a URL is given, otherwise the
