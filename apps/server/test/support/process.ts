@@ -16,18 +16,23 @@ export interface ServiceProcess {
   startupMs: number | null;
 }
 
+/** What `pnpm start` runs (apps/server/package.json): the built server with its node flags. */
+export const builtEntry = ["--liftoff-only", "--max-semi-space-size=4", "dist/main.js"];
+
 /**
- * The real entry point (src/main.ts) in a child process on a free port, once it is ready: its
- * start-up log line, or (when LOG_LEVEL hides it) `GET /health/ready` answering 200.
+ * The real entry point in a child process on a free port, once it is ready: its start-up log line,
+ * or (when LOG_LEVEL hides it) `GET /health/ready` answering 200. From source (src/main.ts under
+ * tsx), or with `built` the bundle `pnpm build` made, as `pnpm start` and the Docker image run it.
  */
 export async function startServiceProcess(
   env: Record<string, string>,
-  options: { publicHost?: string } = {},
+  options: { publicHost?: string; built?: boolean } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const publicUrl = `http://${options.publicHost ?? "127.0.0.1"}:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"], {
+  const entry = options.built ? builtEntry : ["--import", "tsx", "--conditions=@modpack/source", "src/main.ts"];
+  const child = spawn(process.execPath, entry, {
     cwd: serverRoot,
     env: {
       PATH: process.env.PATH ?? "",
