@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
@@ -442,5 +443,158 @@ describe("query count of GET /modpacks/{id}/mods", () => {
     console.info(
       `GET /modpacks/{id}/mods statements: 5-mod page ${five.statements.length}, 50-mod page ${fifty.statements.length} (2 of them the page and its count)`,
     );
+  });
+});
+
+describe("the links' copies of their mods' names and tags", () => {
+  let modpackId: string;
+  /** Catalogue mod ids by workshop id. */
+  const modIds = new Map<string, string>();
+  const db = () => service.runtime.database.db;
+  const ids = (response: { json(): { data: { id: string }[] } }) => response.json().data.map((mod) => mod.id);
+  const withLimit = (query: string) => (query.includes("limit=") ? query : `limit=100&${query}`);
+  const inPack = (query: string) => listMods(modpackId, owner, withLimit(query));
+  const inCatalogue = (query: string) => request("GET", `/mods?modpackId=${modpackId}&${withLimit(query)}`, owner);
+  const rename = (workshopId: string, name: string) =>
+    db().updateTable("mods").set({ name }).where("workshopId", "=", workshopId).execute();
+  /** Each link's copies beside its mod's own name and tags. */
+  const copies = () =>
+    db()
+      .selectFrom("modpackMods as link")
+      .innerJoin("mods", "mods.id", "link.modId")
+      .select(["mods.workshopId", "mods.name", "mods.tags", "link.modName", "link.modTags", "link.isActive"])
+      .where("link.modpackId", "=", modpackId)
+      .orderBy("mods.workshopId")
+      .execute();
+
+  beforeAll(async () => {
+    modpackId = await createModpack(service, owner);
+    const items = [
+      workshopItem("9101", { title: "Copy Delta", tags: ["copy-a"] }),
+      workshopItem("9102", { title: "Copy Alpha", tags: ["copy-b"] }),
+      workshopItem("9103", { title: "Copy Charlie", tags: ["copy-a", "copy-b"] }),
+      workshopItem("9104", { title: "Copy Bravo", tags: [] }),
+      workshopItem("9105", { title: "Copy Echo", tags: ["copy-b"] }),
+    ];
+    for (const row of await upsertWorkshopItems(db(), items)) modIds.set(row.workshopId, row.id);
+    // Four through the service, the fifth written straight into the table: the copies come either way.
+    for (const id of ["9101", "9102", "9103", "9104"])
+      expect((await addMod(modpackId, owner, id)).statusCode).toBe(201);
+    await linkMods(service, modpackId, owner.userId, [modIds.get("9105")!]);
+  });
+
+  it("gives a new link its mod's name and tags, however the link is written", async () => {
+    const rows = await copies();
+    expect(rows).toHaveLength(5);
+    for (const row of rows) expect([row.modName, row.modTags]).toEqual([row.name, row.tags]);
+    for (const list of [inPack("sortBy=name"), inCatalogue("sortBy=name")]) {
+      expect(names(await list)).toEqual(["Copy Alpha", "Copy Bravo", "Copy Charlie", "Copy Delta", "Copy Echo"]);
+    }
+  });
+
+  it("follows a mod renamed or retagged in the catalogue, in the name order and the tag filter", async () => {
+    await rename("9102", "Copy Zulu");
+    // A refresh from the workshop renames and retags in one upsert.
+    await upsertWorkshopItems(db(), [workshopItem("9104", { title: "Copy Foxtrot", tags: ["copy-new"] })]);
+    for (const list of [inPack, inCatalogue]) {
+      expect(names(await list("sortBy=name"))).toEqual([
+        "Copy Charlie",
+        "Copy Delta",
+        "Copy Echo",
+        "Copy Foxtrot",
+        "Copy Zulu",
+      ]);
+      expect(names(await list("sortBy=name&sortOrder=desc&limit=2"))).toEqual(["Copy Zulu", "Copy Foxtrot"]);
+      expect(names(await list("tags=copy-new"))).toEqual(["Copy Foxtrot"]);
+      expect((await list("tags=copy-new")).json().pagination.total).toBe(1);
+      expect(names(await list("sortBy=name&tags=copy-b"))).toEqual(["Copy Charlie", "Copy Echo", "Copy Zulu"]);
+    }
+    for (const row of await copies()) expect([row.modName, row.modTags]).toEqual([row.name, row.tags]);
+  });
+
+  it("leaves the links alone when neither the name nor the tags change", async () => {
+    const versionOf = () =>
+      db()
+        .selectFrom("modpackMods")
+        .select(sql<string>`xmin::text`.as("xmin"))
+        .where("modpackId", "=", modpackId)
+        .where("modId", "=", modIds.get("9101")!)
+        .executeTakeFirstOrThrow();
+    const before = await versionOf();
+    await db().updateTable("mods").set({ description: "Changed" }).where("workshopId", "=", "9101").execute();
+    await rename("9101", "Copy Delta");
+    expect(await versionOf()).toEqual(before);
+  });
+
+  it("brings a removed link up to date when it comes back", async () => {
+    const modId = modIds.get("9103")!;
+    expect((await removeMod(modpackId, owner, modId)).statusCode).toBe(200);
+    await rename("9103", "Copy Yankee");
+    await db()
+      .updateTable("mods")
+      .set({ tags: ["copy-back"] })
+      .where("id", "=", modId)
+      .execute();
+    expect((await addMod(modpackId, owner, "9103")).statusCode).toBe(201);
+    expect(names(await inPack("sortBy=name&sortOrder=desc&limit=2"))).toEqual(["Copy Zulu", "Copy Yankee"]);
+    expect(names(await inPack("tags=copy-back"))).toEqual(["Copy Yankee"]);
+    for (const row of await copies()) expect([row.modName, row.modTags]).toEqual([row.name, row.tags]);
+  });
+
+  it("breaks name ties by the link's id in the modpack's list and by the mod's id in the catalogue's", async () => {
+    const tied = await createModpack(service, owner);
+    const rows = await upsertWorkshopItems(
+      db(),
+      ["9201", "9202", "9203"].map((id) => workshopItem(id, { title: "Copy Twin" })),
+    );
+    const byMod = rows.map((row) => row.id).sort();
+    // Linked in the reverse of the mods' id order, so the two tie-breaks disagree.
+    await linkMods(service, tied, owner.userId, [...byMod].reverse());
+    const links = await db()
+      .selectFrom("modpackMods")
+      .select(["id", "modId"])
+      .where("modpackId", "=", tied)
+      .orderBy("id")
+      .execute();
+    const byLink = links.map((link) => link.modId);
+    expect(byLink).not.toEqual(byMod);
+    expect(ids(await listMods(tied, owner, "sortBy=name"))).toEqual(byLink);
+    expect(ids(await listMods(tied, owner, "sortBy=name&sortOrder=desc"))).toEqual([...byLink].reverse());
+    const catalogue = (query: string) => request("GET", `/mods?modpackId=${tied}&${query}`, owner);
+    expect(ids(await catalogue("sortBy=name"))).toEqual(byMod);
+    expect(ids(await catalogue("sortBy=name&sortOrder=desc"))).toEqual([...byMod].reverse());
+    // One a page, by cursor: the same order.
+    for (const [list, expected] of [
+      [(query: string) => listMods(tied, owner, query), byLink],
+      [catalogue, byMod],
+    ] as const) {
+      const walked: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const response: Awaited<ReturnType<typeof catalogue>> = await list(
+          `sortBy=name&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        );
+        walked.push(...ids(response));
+        cursor = response.json().pagination.nextCursor;
+      } while (cursor);
+      expect(walked).toEqual(expected);
+    }
+  });
+
+  it("pages by cursor in the catalogue's current names when a mod is renamed mid-walk", async () => {
+    for (const list of [inPack, inCatalogue]) {
+      const first = await list("sortBy=name&limit=2");
+      expect(names(first)).toEqual(["Copy Delta", "Copy Echo"]);
+      const cursor = first.json().pagination.nextCursor as string;
+      // The cursor names the catalogue's name order, as cursors made before the copies did.
+      expect(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))[0]).toMatch(/\.mods\.name\.asc\./);
+      // Echo moves before the cursor's position, and Delta (already answered) after it.
+      await rename("9105", "Copy Bravo");
+      await rename("9101", "Copy Xray");
+      const rest = await list(`sortBy=name&limit=100&cursor=${encodeURIComponent(cursor)}`);
+      expect(names(rest)).toEqual(["Copy Foxtrot", "Copy Xray", "Copy Yankee", "Copy Zulu"]);
+      await rename("9105", "Copy Echo");
+      await rename("9101", "Copy Delta");
+    }
   });
 });

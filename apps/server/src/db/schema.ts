@@ -113,6 +113,9 @@ export interface ModpackModsTable {
   addedAt: Timestamp;
   createdAt: CreatedAt;
   updatedAt: Timestamp;
+  /** The mod's name and tags, copied by triggers (0011) for sorting and filtering a modpack's links. */
+  modName: Generated<string>;
+  modTags: Generated<string[]>;
 }
 
 export interface NotificationsTable {

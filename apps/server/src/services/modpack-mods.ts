@@ -3,14 +3,14 @@ import { type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import type { WorkshopClient } from "../workshop/client.js";
-import { modSearchCondition, modTagsCondition, resolveModReference, toMod } from "./mods.js";
+import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
 import { type AnySelect, listPage } from "./paging.js";
 import { findRequirements } from "./requirements.js";
 
 const sortColumns = {
   createdAt: "link.addedAt",
   updatedAt: "mods.updatedAt",
-  name: "mods.name",
+  name: "link.modName",
 } as const;
 
 interface LinkRow {
@@ -73,52 +73,52 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
   return {
     async list(modpack, input) {
       const { search, tags, sortBy, sortOrder } = input;
-      const ownLinks = db
+      let ownLinks: AnySelect = db
         .selectFrom("modpackMods as link")
         .where("link.modpackId", "=", modpack.id)
         .where("link.isActive", "=", true);
-      // Each link's catalogue row by its primary key (`offset 0` keeps the lateral a nested loop
-      // driven by the modpack's own links): every sort and filter works on the modpack's rows, never
-      // on a walk of the whole catalogue in name order.
-      const withMods = (links: AnySelect, modId: "link.modId" | "page.modId") =>
-        links.innerJoinLateral(
-          (eb) =>
-            eb.selectFrom("mods").selectAll("mods").where("mods.id", "=", sql.ref<string>(modId)).offset(0).as("mods"),
-          (join) => join.onTrue(),
-        );
+      // The links keep their mod's tags and name (migration 0011): filtering by tag and sorting by
+      // name read the modpack's own rows and index entries, not its mods' catalogue rows.
+      if (tags.length > 0) ownLinks = ownLinks.where(modTagsCondition(tags, "link.modTags"));
+      const sort = {
+        column: sortColumns[sortBy],
+        // Cursors name the order by the catalogue column the copy stands for.
+        ...(sortBy === "name" ? { key: "mods.name" } : {}),
+        type: sortBy === "name" ? ("text" as const) : ("timestamptz" as const),
+        order: sortOrder,
+        id: "link.id",
+      };
       const common = {
         list: "modpackMods",
         filters: { modpackId: modpack.id, search, tags },
         count: "exact" as const,
+        sort,
         toItem: ({ addedAt, ...row }: ModRow & { addedAt: Date }) => ({
           ...toMod(row),
           addedAt: addedAt.toISOString(),
         }),
       };
-      if (sortBy === "createdAt" && !search && tags.length === 0) {
-        // In load order with no filter, the page is cut from the links' index before any catalogue
-        // row is read, and the modpack's size is counted from that index alone.
+      if (sortBy !== "updatedAt" && !search) {
+        // In load order or by name, the page is cut from the links' index before any catalogue row
+        // is read, and the modpack's size is counted from the links alone.
         return listPage(db, input, {
           ...common,
           matching: ownLinks,
-          sort: { column: "link.addedAt", type: "timestamptz", order: sortOrder, id: "link.id" },
           select: (rows) => rows.select(["link.modId", "link.addedAt"]),
-          complete: (page) => withMods(page, "page.modId").selectAll("mods"),
+          complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
         });
       }
-      let matching = withMods(ownLinks, "link.modId");
-      if (search) matching = matching.where(modSearchCondition(search));
-      if (tags.length > 0) matching = matching.where(modTagsCondition(tags));
+      // A search joins the catalogue freely, so the planner weighs the two ways to find the matches:
+      // the catalogue's trigram indexes (few matches in the catalogue, then semi-joined to the
+      // modpack's links) or the modpack's links each checked by primary key (a common word). The
+      // cost follows the matches or the modpack, whichever is smaller, never the catalogue.
+      const matching = search
+        ? ownLinks.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search))
+        : withModRows(ownLinks, "link.modId");
       return listPage(db, input, {
         ...common,
         matching,
-        countFrom: search || tags.length > 0 ? matching : ownLinks,
-        sort: {
-          column: sortColumns[sortBy],
-          type: sortBy === "name" ? "text" : "timestamptz",
-          order: sortOrder,
-          id: "link.id",
-        },
+        countFrom: search ? matching : ownLinks,
         select: (rows) => rows.selectAll("mods").select("link.addedAt"),
       });
     },

@@ -6,7 +6,7 @@ import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopIte
 import { PARSER_VERSION } from "../workshop/description.js";
 import { notifyNewErrors } from "./modpack-check.js";
 import { readableBy } from "./modpacks.js";
-import { likePattern, listPage, rowsByIds } from "./paging.js";
+import { type AnySelect, likePattern, listPage, rowsByIds } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
 import { modReadVersion, noteReadVersion } from "./read-versions.js";
@@ -165,9 +165,27 @@ export function modSearchCondition(search: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${sql.ref("mods.name")} ilike ${pattern} or ${sql.ref("mods.description")} ilike ${pattern} or ${sql.ref("mods.workshopId")} ilike ${pattern} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[])`;
 }
 
-/** Mods carrying any of the tags (uses the GIN index on `tags`). */
-export function modTagsCondition(tags: string[]): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${sql.ref("mods.tags")} && array[${sql.join(tags)}]::text[]`;
+/**
+ * Mods carrying any of the tags: the catalogue's `mods.tags` (uses the GIN index on `tags`), or the
+ * copy a modpack's links keep (`link.modTags`).
+ */
+export function modTagsCondition(
+  tags: string[],
+  column: "mods.tags" | "link.modTags" = "mods.tags",
+): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} && array[${sql.join(tags)}]::text[]`;
+}
+
+/**
+ * Each link's catalogue row, as `mods`, by its primary key (`offset 0` keeps the lateral a nested
+ * loop driven by the links): sorts and filters work on a modpack's rows, never on a walk of the
+ * whole catalogue.
+ */
+export function withModRows(links: AnySelect, modId: "link.modId" | "page.modId"): AnySelect {
+  return links.innerJoinLateral(
+    (eb) => eb.selectFrom("mods").selectAll("mods").where("mods.id", "=", sql.ref<string>(modId)).offset(0).as("mods"),
+    (join) => join.onTrue(),
+  );
 }
 
 const modSortColumns = {
@@ -214,6 +232,33 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
       // their catalogue rows; the links answer nothing when the caller may not read the modpack.
       const readable = (id: string) =>
         db.selectFrom("modpacks").select("modpacks.id").where("modpacks.id", "=", id).where(readableBy(caller));
+      if (modpackId && sortBy === "name") {
+        // By name within a modpack: the links keep their mod's name, so the page is cut from the
+        // modpack's own index entries in (name, mod id) order, and only its rows read the catalogue.
+        let links: AnySelect = db
+          .selectFrom("modpackMods as link")
+          .where("link.modpackId", "=", modpackId)
+          .where("link.modpackId", "in", readable(modpackId))
+          .where("link.isActive", "=", true);
+        if (tags.length > 0) links = links.where(modTagsCondition(tags, "link.modTags"));
+        // Joined freely: the planner finds a search's matches from the trigram indexes or from the
+        // modpack's links, whichever is cheaper (see modpack-mods.ts).
+        if (search) links = links.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search));
+        const result = await listPage(db, input, {
+          list: "mods",
+          filters: { search, tags, modpackId },
+          matching: links,
+          sort: { column: "link.modName", key: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
+          count: "exact",
+          select: (rows) => rows.select("link.modId"),
+          complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
+          toItem: toMod,
+        });
+        if (result.pagination.total === 0 && !(await readable(modpackId).executeTakeFirst())) {
+          throw notFound("Modpack not found");
+        }
+        return result;
+      }
       const catalogue = db.selectFrom("mods");
       let matching = modpackId
         ? rowsByIds<typeof catalogue>(

@@ -182,8 +182,12 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   filters: Record<string, unknown>;
   /** The list's rows, filtered once: the count and the page both read this query. */
   matching: Q;
-  /** The order: a column, its type (a cursor's value is cast back to it), the direction, and a unique id column that breaks ties. */
-  sort: { column: string; type: "text" | "timestamptz"; order: "asc" | "desc"; id: string };
+  /**
+   * The order: a column, its type (a cursor's value is cast back to it), the direction, and a unique
+   * id column that breaks ties. `key` names the order in cursors when it is not the column (a copy
+   * of the column read for speed keeps the cursors of the original valid).
+   */
+  sort: { column: string; key?: string; type: "text" | "timestamptz"; order: "asc" | "desc"; id: string };
   /**
    * How the total is counted. `estimate`: exactly up to EXACT_COUNT_LIMIT, the planner's estimate
    * above (`totalExact: false`), for sets that grow with the catalogue. `exact`: `count(*)`, for a
@@ -246,7 +250,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   const keyset = spec.cursor !== false;
   const cursor = keyset ? request.cursor : undefined;
   if (keyset) checkPageDepth(page, limit, cursor);
-  const sortKey = cursorKey(`${spec.list}.${column}.${order}`, spec.filters);
+  const sortKey = cursorKey(`${spec.list}.${spec.sort.key ?? column}.${order}`, spec.filters);
   const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
   const countExactly = async () =>
     Number(

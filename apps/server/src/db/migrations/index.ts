@@ -8,6 +8,7 @@ import * as m0007 from "./0007_build_mod_ids.js";
 import * as m0008 from "./0008_read_versions.js";
 import * as m0009 from "./0009_invitation_expiry.js";
 import * as m0010 from "./0010_planner_costs.js";
+import * as m0011 from "./0011_link_sort_keys.js";
 
 /** Every migration, by its numbered file name; the migrator applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "0008_read_versions": m0008,
   "0009_invitation_expiry": m0009,
   "0010_planner_costs": m0010,
+  "0011_link_sort_keys": m0011,
 };
