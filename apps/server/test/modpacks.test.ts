@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyName } from "../src/services/modpacks.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { addMembers } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { snapshot } from "./support/snapshot.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -153,5 +154,54 @@ describe("the default name of a copy", () => {
   ])("of %j is %j", (name, expected) => {
     expect(copyName(name)).toBe(expected);
     expect(copyName(name).length).toBeLessThanOrEqual(50);
+  });
+});
+
+describe("GET /modpacks/my", () => {
+  it("counts the caller's own and shared modpacks exactly on every page, by offset and by cursor", async () => {
+    const busy = await signIn(service, { name: "Busy Lister" });
+    for (let index = 1; index <= 6; index++) {
+      expect((await call(busy, "POST", "/modpacks", { name: `Mine ${index}`, isPublic: false })).status).toBe(201);
+    }
+    for (const name of ["Shared A", "Shared B"]) {
+      const shared = await call(owner, "POST", "/modpacks", { name, isPublic: false });
+      await addMembers(service, String(shared.body.id), [{ userId: busy.userId, permission: ["read"] }]);
+    }
+    await call(owner, "POST", "/modpacks", { name: "Not shared", isPublic: false });
+    const list = async (query: string) => (await call(busy, "GET", `/modpacks/my?${query}`)).body;
+    const names = (body: Json) => (body.data as Json[]).map((modpack) => modpack.name);
+    const ids = (body: Json) => (body.data as Json[]).map((modpack) => modpack.id);
+
+    const first = await list("limit=3&sortBy=name&sortOrder=asc");
+    expect(names(first)).toEqual(["Mine 1", "Mine 2", "Mine 3"]);
+    expect(first.pagination).toEqual({
+      page: 1,
+      limit: 3,
+      total: 8,
+      totalPages: 3,
+      totalExact: true,
+      nextCursor: expect.any(String),
+    });
+    const third = await list("limit=3&sortBy=name&sortOrder=asc&page=3");
+    expect(names(third)).toEqual(["Shared A", "Shared B"]);
+    expect(third.pagination).toMatchObject({ total: 8, nextCursor: null });
+    const past = await list("limit=3&sortBy=name&sortOrder=asc&page=4");
+    expect(past).toEqual({
+      data: [],
+      pagination: { page: 4, limit: 3, total: 8, totalPages: 3, totalExact: true, nextCursor: null },
+    });
+    expect((await list("search=shared")).pagination).toMatchObject({ total: 2 });
+
+    const byPage = [first, await list("limit=3&sortBy=name&sortOrder=asc&page=2"), third].flatMap(ids);
+    const byCursor: unknown[] = [];
+    let body = first;
+    for (;;) {
+      byCursor.push(...ids(body));
+      expect(body.pagination).toMatchObject({ total: 8 });
+      const cursor = (body.pagination as Json).nextCursor;
+      if (!cursor) break;
+      body = await list(`limit=3&sortBy=name&sortOrder=asc&cursor=${encodeURIComponent(String(cursor))}`);
+    }
+    expect(byCursor).toEqual(byPage);
   });
 });

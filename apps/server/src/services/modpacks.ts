@@ -123,7 +123,7 @@ function listModpacks(
   list: string,
   matching: SelectQueryBuilder<Database, "modpacks", object>,
   input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
-  count: "estimate" | "exact",
+  count: "estimate" | "window",
 ) {
   const { search, sortBy, sortOrder } = input;
   const pattern = search ? likePattern(search) : undefined;
@@ -254,7 +254,8 @@ export function modpacksService(db: Db): Services["modpacks"] {
 
     listMine(caller, input) {
       // The caller's own modpacks and the ones shared with them, from the two indexes by user (a
-      // set bounded by the user, counted exactly and sorted in memory), as far as they may read them.
+      // set bounded by the user, sorted in memory), as far as they may read them. The set is read
+      // once: the page and its exact count (a window over it) come from one statement.
       const owned = db.selectFrom("modpacks").select("modpacks.id").where("modpacks.ownerId", "=", caller.userId);
       const shared = db
         .selectFrom("modpackMembers")
@@ -266,7 +267,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
         "modpacks",
         owned.union(shared),
       ).where(readableBy(caller, { includeArchived: input.includeArchived }));
-      return listModpacks(db, "modpacks.mine", mine, input, "exact");
+      return listModpacks(db, "modpacks.mine", mine, input, "window");
     },
 
     async create(caller, input) {
