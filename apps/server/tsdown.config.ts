@@ -6,7 +6,8 @@ import { defineConfig } from "tsdown";
  * (@scalar) is imported only when `/docs` is first asked for, and pg's modules require each other
  * in a cycle that does not survive bundling.
  */
-const loadedFromNodeModules = /^(@electric-sql\/pglite|pino|pino-pretty|thread-stream|@scalar\/|pg|pg-pool|pg-native)(\/|$)/;
+const loadedFromNodeModules =
+  /^(@electric-sql\/pglite|pino|pino-pretty|thread-stream|@scalar\/|pg|pg-pool|pg-native)(\/|$)/;
 
 /**
  * The server as ESM entry points (the service, `db:migrate`, `db:seed`, the embedded template)
