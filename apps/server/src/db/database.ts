@@ -8,8 +8,9 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import { type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
+import { RowCamelCasePlugin } from "./camel-case.js";
 import type { Database } from "./schema.js";
 import { parseIsoTimestamptz } from "./timestamps.js";
 
@@ -59,7 +60,7 @@ pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value) => parseIsoTimesta
  * embedded PGlite keeping its files in `dataDir` (`memory://` keeps them in memory).
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const plugins = [new CamelCasePlugin()];
+  const plugins = [new RowCamelCasePlugin()];
   if (options.databaseUrl) {
     // One slow query never takes the others down: each statement is cancelled after the timeout
     // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT

@@ -93,10 +93,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         filters: { modpackId: modpack.id, search, tags },
         count: "exact" as const,
         sort,
-        toItem: ({ addedAt, ...row }: ModRow & { addedAt: Date }) => ({
-          ...toMod(row),
-          addedAt: addedAt.toISOString(),
-        }),
+        toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };
       if (sortBy !== "updatedAt" && !search) {
         // In load order or by name, the page is cut from the links' index before any catalogue row
