@@ -186,4 +186,31 @@ describe("bounds and refusals", () => {
     const few = (await get("/mods?search=Crosssort&limit=5")).json() as Page;
     expect(few.pagination).toMatchObject({ total: 3, totalExact: true });
   });
+
+  it("counts a search within a modpack the same way, and the modpack's own size exactly", async () => {
+    const created = await service.app.inject({
+      method: "POST",
+      url: "/modpacks",
+      headers: owner.headers,
+      payload: { name: "Eleven hundred mods" },
+    });
+    const modpackId = (created.json() as { id: string }).id;
+    await sql`
+      insert into modpack_mods (modpack_id, mod_id)
+      select ${modpackId}::uuid, id from mods where name like 'Manymods %'
+    `.execute(service.runtime.database.db);
+    await sql`analyze modpack_mods`.execute(service.runtime.database.db);
+    const list = (query: string) => get(`/modpacks/${modpackId}/mods?limit=5${query}`, owner.headers);
+    const all = (await list("")).json() as Page;
+    expect(all.pagination).toMatchObject({ total: 1100, totalExact: true });
+    const many = (await list("&search=manymods")).json() as Page;
+    expect(many.pagination.totalExact).toBe(false);
+    expect(many.pagination.total).toBeGreaterThan(1000);
+    // "Manymods 1", "Manymods 10" to "19", "100" to "199" and "1000" to "1100".
+    const some = (await list(`&search=${encodeURIComponent("Manymods 1")}`)).json() as Page;
+    expect(some.pagination).toMatchObject({ total: 212, totalExact: true });
+    const inCatalogue = (query: string) => get(`/mods?modpackId=${modpackId}&limit=5${query}`, owner.headers);
+    expect(((await inCatalogue("")).json() as Page).pagination).toMatchObject({ total: 1100, totalExact: true });
+    expect(((await inCatalogue("&search=manymods")).json() as Page).pagination).toMatchObject({ totalExact: false });
+  });
 });

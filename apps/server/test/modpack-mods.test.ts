@@ -548,16 +548,20 @@ describe("the links' copies of their mods' names and tags", () => {
       ["9201", "9202", "9203"].map((id) => workshopItem(id, { title: "Copy Twin" })),
     );
     const byMod = rows.map((row) => row.id).sort();
-    // Linked in the reverse of the mods' id order, so the two tie-breaks disagree.
-    await linkMods(service, tied, owner.userId, [...byMod].reverse());
-    const links = await db()
-      .selectFrom("modpackMods")
-      .select(["id", "modId"])
-      .where("modpackId", "=", tied)
-      .orderBy("id")
+    // Link ids in the reverse of the mods' id order, so the two tie-breaks disagree.
+    const byLink = [...byMod].reverse();
+    await db()
+      .insertInto("modpackMods")
+      .values(
+        byLink.map((modId, index) => ({
+          id: `01900000-0000-7000-8000-00000000920${index}`,
+          modpackId: tied,
+          modId,
+          addedBy: owner.userId,
+          addedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)),
+        })),
+      )
       .execute();
-    const byLink = links.map((link) => link.modId);
-    expect(byLink).not.toEqual(byMod);
     expect(ids(await listMods(tied, owner, "sortBy=name"))).toEqual(byLink);
     expect(ids(await listMods(tied, owner, "sortBy=name&sortOrder=desc"))).toEqual([...byLink].reverse());
     const catalogue = (query: string) => request("GET", `/mods?modpackId=${tied}&${query}`, owner);

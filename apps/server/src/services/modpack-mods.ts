@@ -91,7 +91,10 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
       const common = {
         list: "modpackMods",
         filters: { modpackId: modpack.id, search, tags },
-        count: "exact" as const,
+        // The modpack's size is bounded by the modpack: exact. A search within it counts exactly up
+        // to 1,000 matches and then estimates, as the catalogue does: an exact count checks every
+        // one of a large modpack's mods for the word.
+        count: search ? ("estimate" as const) : ("exact" as const),
         sort,
         toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };

@@ -249,7 +249,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           filters: { search, tags, modpackId },
           matching: links,
           sort: { column: "link.modName", key: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
-          count: "exact",
+          count: search ? "estimate" : "exact",
           select: (rows) => rows.select("link.modId"),
           complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
@@ -284,7 +284,11 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           order: sortOrder,
           id: "mods.id",
         },
-        ...(modpackId ? { count: "exact" as const } : { count: "estimate" as const, byIds: "mods" as const }),
+        // One modpack's mods are counted exactly, a search among them as the modpack's own list
+        // counts it (exactly up to 1,000 matches, then estimated), like the catalogue.
+        ...(modpackId
+          ? { count: search ? ("estimate" as const) : ("exact" as const) }
+          : { count: "estimate" as const, byIds: "mods" as const }),
         select: (rows) => rows.selectAll("mods"),
         toItem: toMod,
       });
