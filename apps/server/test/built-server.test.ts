@@ -24,7 +24,9 @@ function ensureBuilt(): void {
   const sources = Math.max(
     newest(path.join(serverRoot, "src")),
     newest(path.join(serverRoot, "../../packages/contract/src")),
-    statSync(path.join(serverRoot, "tsdown.config.ts")).mtimeMs,
+    ...["tsdown.config.ts", "package.json", "tsconfig.build.json", "../../pnpm-lock.yaml"].map(
+      (file) => statSync(path.join(serverRoot, file)).mtimeMs,
+    ),
   );
   if (existsSync(built) && existsSync(template) && statSync(built).mtimeMs >= sources) return;
   const build = spawnSync("pnpm", ["run", "build"], { cwd: serverRoot, encoding: "utf8" });

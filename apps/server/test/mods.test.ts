@@ -299,10 +299,14 @@ describe("GET /mods", () => {
     expect(owner.json().pagination.total).toBe(2);
     expect(owner.json().data.map((mod: { id: string }) => mod.id)).toEqual([seededIds[0], seededIds[1]]);
 
-    for (const headers of [undefined, stranger.headers]) {
-      const refused = await get(url, headers);
-      expect(refused.statusCode).toBe(404);
-      expect(refused.json()).toEqual({ error: { message: "Modpack not found", code: "NOT_FOUND" } });
+    // In either order (by name the page is cut from the modpack's links, otherwise from its mods).
+    const orders = ["", "&sortBy=name&search=Mod", "&sortBy=createdAt", "&sortBy=updatedAt&search=Mod"];
+    for (const order of orders) {
+      for (const headers of [undefined, stranger.headers]) {
+        const refused = await get(`${url}${order}`, headers);
+        expect(refused.statusCode).toBe(404);
+        expect(refused.json()).toEqual({ error: { message: "Modpack not found", code: "NOT_FOUND" } });
+      }
     }
     // Past the end of a visible modpack is an empty page, not 404.
     const past = await get(`${url}&page=3`, user.headers);
@@ -325,9 +329,10 @@ describe("GET /mods", () => {
     await db.updateTable("modpacks").set({ isPublic: true }).where("id", "=", modpackId).execute();
     expect((await get(url)).json().pagination.total).toBe(2);
     expect((await get(`${url}&search=Mod%2002`)).json().pagination.total).toBe(1);
+    expect((await get(`${url}&search=Mod%2002&sortBy=createdAt`)).json().pagination.total).toBe(1);
 
     await db.updateTable("modpacks").set({ isActive: false }).where("id", "=", modpackId).execute();
-    expect((await get(url, user.headers)).statusCode).toBe(404);
+    for (const order of orders) expect((await get(`${url}${order}`, user.headers)).statusCode).toBe(404);
 
     const empty = await post("/modpacks", user.headers, { name: "Empty pack" });
     const emptyList = await get(`/mods?modpackId=${empty.json().id}`, user.headers);

@@ -15,6 +15,7 @@ function isJsonObject(value: unknown): value is UnknownRow {
  */
 export class RowCamelCasePlugin extends CamelCasePlugin {
   protected override mapRow(row: UnknownRow): UnknownRow {
+    if (this.opt.maintainNestedObjectKeys) return super.mapRow(row);
     const mapped: UnknownRow = {};
     for (const key of Object.keys(row)) {
       let value = row[key];

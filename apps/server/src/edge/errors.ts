@@ -40,6 +40,8 @@ export const RETRY_AFTER_SECONDS = 1;
 
 const unavailableCodes = new Set([
   "57014", // query_canceled: the statement timeout of the service's connections
+  "40P01", // deadlock_detected: one of two transactions waiting on each other was rolled back
+  "40001", // serialization_failure
   "57P01", // admin_shutdown (pg_terminate_backend)
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
@@ -55,8 +57,9 @@ const unavailableCodes = new Set([
 
 /**
  * True when an error (or its cause chain) says the database cannot answer now: the connection was
- * lost or refused, a statement ran past the statement timeout, or no pooled connection came free
- * within the pool timeout.
+ * lost or refused, a statement ran past the statement timeout, no pooled connection came free
+ * within the pool timeout, or the database rolled the transaction back for a conflict (a deadlock):
+ * the same request sent again can succeed (503 with `Retry-After`).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {

@@ -234,7 +234,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         db.selectFrom("modpacks").select("modpacks.id").where("modpacks.id", "=", id).where(readableBy(caller));
       if (modpackId && sortBy === "name") {
         // By name within a modpack: the links keep their mod's name, so the page is cut from the
-        // modpack's own index entries in (name, mod id) order, and only its rows read the catalogue.
+        // modpack's own index entries in name order (ties by mod id), and only its rows read the catalogue.
         let links: AnySelect = db
           .selectFrom("modpackMods as link")
           .where("link.modpackId", "=", modpackId)
