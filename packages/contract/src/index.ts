@@ -69,7 +69,6 @@ export {
   type Context,
   createCallerFactory,
   createResponder,
-  declaredStatus,
   type ErrorResponseBody,
   type Meta,
   type Responder,

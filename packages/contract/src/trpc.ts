@@ -12,7 +12,7 @@ export type SuccessStatus = 200 | 201 | 202 | 204;
 /**
  * Lets a procedure declare this call's success status (`ctx.respond.status(200)`), when it is not the
  * operation's `successStatus`: a create that found the thing already there answers 200. One per call,
- * made with its context (`createResponder`); the REST adapter reads it with `declaredStatus`.
+ * made with its context (`createResponder`); the REST adapter answers `ctx.respond.declared`.
  */
 export interface Responder {
   status(status: SuccessStatus): void;
@@ -107,14 +107,6 @@ const t = initTRPC
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
-
-/**
- * The success status a procedure declared for this call with `ctx.respond.status`, if it did: the
- * REST adapter answers it instead of the operation's `successStatus`.
- */
-export function declaredStatus(ctx: Context): SuccessStatus | undefined {
-  return ctx.respond.declared;
-}
 
 /** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
 export const publicProcedure = t.procedure;

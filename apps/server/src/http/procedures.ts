@@ -2,7 +2,6 @@ import {
   appRouter,
   type Context,
   createResponder,
-  declaredStatus,
   procedureMeta,
   type Services,
   setErrorAnswer,
@@ -213,7 +212,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
         signal: undefined,
         batchIndex: 0,
       });
-      const status = declaredStatus(ctx) ?? procedureMeta(operation.path)?.successStatus ?? 200;
+      const status = ctx.respond.declared ?? procedureMeta(operation.path)?.successStatus ?? 200;
       const body = JSON.stringify(data);
       return reply
         .code(status)

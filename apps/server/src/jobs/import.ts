@@ -1,7 +1,9 @@
+import { TRPCError } from "@trpc/server";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ImportFailure, ModRow } from "../db/schema.js";
 import { linkMods } from "../services/modpack-mods.js";
+import { authorizeModpack } from "../services/modpacks.js";
 import { upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications } from "../services/notifications.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
@@ -26,23 +28,20 @@ interface ImportDependencies {
   readAhead?: number;
 }
 
-/** Why the requester may no longer import into the modpack (removed, lost the permission, archived), or null. */
+/**
+ * Why the requester may no longer import into the modpack (removed, lost the permission, archived),
+ * or null: the service's own rule for `import`, and no import into an archived modpack, not even by
+ * its owner.
+ */
 async function importRefusal(db: Db, modpackId: string, userId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom("modpacks")
-    .leftJoin("modpackMembers", (join) =>
-      join
-        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .on("modpackMembers.userId", "=", userId)
-        .on("modpackMembers.isActive", "=", true),
-    )
-    .select(["modpacks.isActive", "modpacks.ownerId", "modpackMembers.permission"])
-    .where("modpacks.id", "=", modpackId)
-    .executeTakeFirst();
-  if (!row?.isActive) return "the modpack was archived.";
-  if (row.ownerId !== userId && !row.permission?.includes("import"))
-    return "you may no longer import into this modpack.";
-  return null;
+  try {
+    const access = await authorizeModpack(db, { userId }, modpackId, "import");
+    return access.isActive ? null : "the modpack was archived.";
+  } catch (error) {
+    if (error instanceof TRPCError && error.code === "FORBIDDEN") return "you may no longer import into this modpack.";
+    if (error instanceof TRPCError && error.code === "NOT_FOUND") return "the modpack was archived.";
+    throw error;
+  }
 }
 
 /** A Postgres error a retry cannot cure: the data itself (22xxx) or a constraint (23xxx) refused it. */

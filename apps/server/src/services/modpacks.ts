@@ -201,7 +201,7 @@ const accessQuery = reusableQuery(
  */
 export async function authorizeModpack(
   db: Db,
-  caller: Caller | null,
+  caller: Pick<Caller, "userId"> | null,
   id: string,
   need: ModpackNeed,
 ): Promise<ModpackAccess & { version: string }> {
