@@ -28,7 +28,7 @@ import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import pg from "pg";
 import { modItem, rng } from "./data.js";
 import { createDatabase, dropDatabase } from "./databases.js";
-import { type Child, forkServer } from "./processes.js";
+import { type Child, forkServer, prepareService } from "./processes.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 const env = process.env;
@@ -151,6 +151,7 @@ try {
   if (!secondModpack) throw new Error("the second user's modpack was not created");
   await handle.close();
 
+  await prepareService();
   service = await forkServer("service-server.ts", {
     ...env,
     DATABASE_URL: databaseUrl,

@@ -1,5 +1,5 @@
 /** Child processes: the service and the baseline (forked, IPC), and /proc sampling. */
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +8,28 @@ export const benchDir = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(benchDir, "..");
 /** How every TypeScript child runs: tsx, and the workspace packages from source. */
 export const tsxArgs = ["--import", "tsx", "--conditions=@modpack/source"];
+
+/**
+ * The service child (service-server.ts) runs the built server, the bundle `pnpm start` and the
+ * Docker image run; `BENCH_SERVICE_SOURCE=1` runs the sources under tsx instead.
+ */
+export const serviceFromSource = process.env.BENCH_SERVICE_SOURCE === "1";
+
+/** Builds the server when its build is stale (turbo's cache makes an up-to-date build a no-op). */
+export async function buildServer(): Promise<void> {
+  const build = spawn(
+    "pnpm",
+    ["exec", "turbo", "run", "build", "--filter=@modpack/server", "--output-logs=errors-only"],
+    { cwd: repoRoot, stdio: "inherit" },
+  );
+  const code = await new Promise<number | null>((resolve) => build.once("exit", resolve));
+  if (code !== 0) throw new Error(`the server's build failed (${code})`);
+}
+
+/** Builds the server unless the service child runs from source. */
+export async function prepareService(): Promise<void> {
+  if (!serviceFromSource) await buildServer();
+}
 
 export interface Child {
   pid: number;

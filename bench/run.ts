@@ -33,7 +33,16 @@ import { createDatabase, dropDatabase } from "./databases.js";
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
 import { measureImport, measureServerFile } from "./extras.js";
 import { type LoadResult, mergeLoads, runLoad } from "./load.js";
-import { benchDir, type Child, cpuMsOf, forkServer, memoryOf, sampleRss, smapsSummary } from "./processes.js";
+import {
+  benchDir,
+  type Child,
+  cpuMsOf,
+  forkServer,
+  memoryOf,
+  prepareService,
+  sampleRss,
+  smapsSummary,
+} from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
 import { seed } from "./seed.js";
 import {
@@ -203,6 +212,7 @@ try {
   if (env.BENCH_SEED_ONLY === "1") throw new SeedOnly();
 
   // 4. The two servers.
+  await prepareService();
   service = await forkServer(
     "service-server.ts",
     {

@@ -23,7 +23,7 @@ import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
 import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
 import { percentile, runLoad } from "./load.js";
-import { benchDir, type Child, forkServer } from "./processes.js";
+import { benchDir, type Child, forkServer, prepareService } from "./processes.js";
 import { rowId, SCALE, type ScaleSeeded, seedScale } from "./scale-seed.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -133,6 +133,7 @@ try {
   const sessions = createSessionStore(sessionsHandle.db);
   const freshCookie = async () => `${SESSION_COOKIE}=${(await sessions.createSession(seeded.busyUserId)).token}`;
 
+  await prepareService();
   service = await forkServer(
     "service-server.ts",
     {

@@ -1,16 +1,25 @@
 /**
- * The real service in a child process (so its RSS and CPU profile are its own): loadConfig from the
+ * The real service in a child process (so its RSS and CPU profile are its own), from the server's
+ * build (see processes.ts `serviceFromSource`): loadConfig from the
  * environment, startRuntime (migrations, pg-boss with workers, services, HTTP app), listen on
  * 127.0.0.1:0. Reports its port over IPC; on "stop" closes the runtime and exits (which also writes
  * the CPU profile when started with --cpu-prof).
  */
 
 import v8 from "node:v8";
-import { loadConfig } from "@modpack/server/config";
-import { startRuntime } from "@modpack/server/runtime";
+import type * as ConfigModule from "@modpack/server/config";
+import type * as RuntimeModule from "@modpack/server/runtime";
 import { answerProfileMessage } from "./profiler.js";
 import { answerQueryCounts, installQueryCounter } from "./query-counter.js";
 
+// The built server (what `pnpm start` runs), or with BENCH_SERVICE_SOURCE=1 the sources under tsx.
+const fromSource = process.env.BENCH_SERVICE_SOURCE === "1";
+const { loadConfig } = (await import(
+  fromSource ? "@modpack/server/config" : "../apps/server/dist/config.js"
+)) as typeof ConfigModule;
+const { startRuntime } = (await import(
+  fromSource ? "@modpack/server/runtime" : "../apps/server/dist/runtime.js"
+)) as typeof RuntimeModule;
 installQueryCounter(process.env.BENCH_QUERY_DETAIL === "1", process.env.BENCH_RECORD_SQL === "1");
 const config = loadConfig({ ...process.env, PORT: "0", HOST: "127.0.0.1" });
 const runtime = await startRuntime(config);

@@ -13,7 +13,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { databaseUrlOf } from "./databases.js";
-import { cpuMsOf, memoryOf, repoRoot } from "./processes.js";
+import { buildServer, cpuMsOf, memoryOf, repoRoot } from "./processes.js";
 
 export const serverEntry = path.join(repoRoot, "apps/server/dist/main.js");
 /** The node flags of `pnpm start` (apps/server/package.json). */
@@ -253,16 +253,7 @@ export async function runStartupBench(
   freshCloneRuns: number,
   log: (line: string) => void,
 ): Promise<StartupResults> {
-  const build = spawn(
-    "pnpm",
-    ["exec", "turbo", "run", "build", "--filter=@modpack/server", "--output-logs=errors-only"],
-    {
-      cwd: repoRoot,
-      stdio: "inherit",
-    },
-  );
-  const code = await new Promise<number | null>((resolve) => build.once("exit", resolve));
-  if (code !== 0) throw new Error(`the server's build failed (${code})`);
+  await buildServer();
   log(
     `start-up: node ${startFlags.join(" ")} apps/server/dist/main.js, ${runs} starts of each kind, load average ${os
       .loadavg()

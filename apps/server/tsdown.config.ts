@@ -10,9 +10,10 @@ const loadedFromNodeModules =
   /^(@electric-sql\/pglite|pino|pino-pretty|thread-stream|@scalar\/|pg|pg-pool|pg-native)(\/|$)/;
 
 /**
- * The server as ESM entry points (the service, `db:migrate`, `db:seed`, the embedded template)
- * sharing chunks. The contract is bundled from its sources (the `@modpack/source` condition), so the
- * server's build needs no contract build first, and so is every npm dependency but the few above: a
+ * The server as ESM entry points (the service, `db:migrate`, `db:seed`, the embedded template, and
+ * the runtime and configuration the benchmark's service child starts) sharing chunks. The contract
+ * is bundled from its sources (the `@modpack/source` condition), so the server's build needs no
+ * contract build first, and so is every npm dependency but the few above: a
  * start then reads a handful of files instead of resolving and loading about a thousand modules
  * (kysely, zod, fastify, pg-boss, arctic…), which took about 200 ms of each start's CPU time. Types
  * are checked by `pnpm typecheck`.
@@ -20,6 +21,8 @@ const loadedFromNodeModules =
 export default defineConfig({
   entry: {
     main: "src/main.ts",
+    runtime: "src/runtime.ts",
+    config: "src/config.ts",
     "cli/template-cli": "src/cli/template-cli.ts",
     "cli/migrate-cli": "src/cli/migrate-cli.ts",
     "cli/seed-cli": "src/cli/seed-cli.ts",

@@ -11,6 +11,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
 import { RowCamelCasePlugin } from "./camel-case.js";
+import { PreparingClient } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 import { parseIsoTimestamptz } from "./timestamps.js";
 
@@ -66,6 +67,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT
     // compilation only costs an OLTP service's short queries time.
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: 30_000,

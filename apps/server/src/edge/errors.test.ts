@@ -17,6 +17,7 @@ describe("describeError: database failures", () => {
     ["a terminated connection", pgError("57P01", "terminating connection due to administrator command")],
     ["a refused connection", pgError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432")],
     ["a pool wait past its timeout", new Error("timeout exceeded when trying to connect")],
+    ["a prepared statement a migration made stale", pgError("0A000", "cached plan must not change result type")],
   ];
   it.each(transient)("answers %s with 503 and Retry-After", (_label, cause) => {
     expect(describeError(failed(cause))).toMatchObject({ status: 503, retryAfter: 1 });
@@ -26,6 +27,7 @@ describe("describeError: database failures", () => {
     ["a unique violation", pgError("23505", "duplicate key value violates unique constraint")],
     ["a foreign key violation", pgError("23503", "insert or update violates foreign key constraint")],
     ["a syntax error", pgError("42601", "syntax error at or near")],
+    ["another unsupported feature", pgError("0A000", "cannot insert into column of view")],
     ["a plain error", new Error("something else")],
   ];
   it.each(permanent)("answers %s with 500 and no Retry-After", (_label, cause) => {

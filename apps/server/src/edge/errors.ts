@@ -58,7 +58,8 @@ const unavailableCodes = new Set([
 /**
  * True when an error (or its cause chain) says the database cannot answer now: the connection was
  * lost or refused, a statement ran past the statement timeout, no pooled connection came free
- * within the pool timeout, or the database rolled the transaction back for a conflict (a deadlock):
+ * within the pool timeout, the database rolled the transaction back for a conflict (a deadlock), or
+ * refused a prepared statement a migration made stale (see db/prepared-statements.ts):
  * the same request sent again can succeed (503 with `Retry-After`).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -69,7 +70,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const message = (current as { message?: unknown }).message;
     if (
       typeof message === "string" &&
-      /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(
+      /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|cached plan must not change result type/i.test(
         message,
       )
     ) {

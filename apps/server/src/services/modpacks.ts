@@ -144,6 +144,8 @@ function listModpacks(
     count,
     // The public list grows with the catalogue; one user's modpacks are already read by id.
     ...(count === "estimate" ? { byIds: "modpacks" as const } : {}),
+    // The public list's plan is the same for every page: its statements are prepared once.
+    prepared: count === "estimate" && !pattern,
     select: (rows) => rows.selectAll("modpacks"),
     toItem: toModpackSummary,
   });

@@ -250,6 +250,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           matching: links,
           sort: { column: "link.modName", key: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
           count: search ? "estimate" : "exact",
+          prepared: !search,
           select: (rows) => rows.select("link.modId"),
           complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
@@ -289,6 +290,9 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         ...(modpackId
           ? { count: search ? ("estimate" as const) : ("exact" as const) }
           : { count: "estimate" as const, byIds: "mods" as const }),
+        // A search's or a tag's matches range from a few mods to most of the catalogue, and the best
+        // plan with them: those statements are planned for their values each time.
+        prepared: !search && tags.length === 0,
         select: (rows) => rows.selectAll("mods"),
         toItem: toMod,
       });

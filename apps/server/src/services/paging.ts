@@ -3,6 +3,7 @@ import { badRequest, MAX_PAGE_DEPTH, type Paged, type Pagination } from "@modpac
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
+import { executeNamed } from "../db/reusable-query.js";
 import type { Database } from "../db/schema.js";
 
 /** `%` and `_` in user text match themselves in ILIKE patterns. */
@@ -117,17 +118,19 @@ async function countMatches(
   matching: SelectQueryBuilder<Database, any, object>,
   /** Names the set: the list and its filters. */
   key: string,
+  /** The bounded count goes as a named prepared statement. */
+  prepared: boolean,
 ): Promise<{ total: number; exact: boolean }> {
   let known = largeSets.get(db);
   const remembered = known?.get(key);
   if (remembered !== undefined) return { total: remembered, exact: false };
   const rows = matching.select(sql.lit(1).as("one"));
   const compiled = rows.compile();
-  const bounded = await db
+  const bounding = db
     .selectFrom(rows.limit(EXACT_COUNT_LIMIT + 1).as("matching"))
-    .select(sql<number>`count(*)::int`.as("count"))
-    .executeTakeFirstOrThrow();
-  const count = Number(bounded.count);
+    .select(sql<number>`count(*)::int`.as("count"));
+  const [bounded] = prepared ? await executeNamed(db, bounding) : await bounding.execute();
+  const count = Number(bounded?.count ?? 0);
   if (count <= EXACT_COUNT_LIMIT) {
     known?.delete(key);
     return { total: count, exact: true };
@@ -205,6 +208,11 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   byIds?: "mods" | "modpacks" | "users";
   /** False for a list without cursors: no `cursor`, no `nextCursor` or `totalExact` in the answer. */
   cursor?: boolean;
+  /**
+   * The list's statements go as named prepared statements (see `executeNamed`): only for filters
+   * whose best plan is the same for every value (no free-text search, no catalogue-wide tag filter).
+   */
+  prepared?: boolean;
   toItem: (row: Row) => Item;
 }
 
@@ -252,11 +260,12 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   if (keyset) checkPageDepth(page, limit, cursor);
   const sortKey = cursorKey(`${spec.list}.${spec.sort.key ?? column}.${order}`, spec.filters);
   const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
-  const countExactly = async () =>
-    Number(
-      (await (spec.countFrom ?? spec.matching).select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow())
-        .count,
-    );
+  const run = <R>(query: SelectQueryBuilder<Database, never, R>) =>
+    spec.prepared ? executeNamed(db, query) : query.execute();
+  const countExactly = async () => {
+    const [counted] = await run((spec.countFrom ?? spec.matching).select(sql<number>`count(*)::int`.as("count")));
+    return Number(counted?.count ?? 0);
+  };
   const envelope = (total: number, exact: boolean, next: PageKeys | undefined) =>
     pagination(
       page,
@@ -275,7 +284,12 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   let total = 0;
   let exact = true;
   if (spec.count === "estimate") {
-    ({ total, exact } = await countMatches(db, spec.matching, `${spec.list}\u0000${JSON.stringify(spec.filters)}`));
+    ({ total, exact } = await countMatches(
+      db,
+      spec.matching,
+      `${spec.list}\u0000${JSON.stringify(spec.filters)}`,
+      spec.prepared === true,
+    ));
   } else if (!windowed) total = await countExactly();
   if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
 
@@ -296,7 +310,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
     pageRows = spec.complete(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
   }
-  const found = (await pageRows.execute()) as (Row & PageKeys)[];
+  const found = (await run(pageRows)) as (Row & PageKeys)[];
   if (windowed) {
     total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
   }
