@@ -27,6 +27,22 @@ describe("NODE_ENV", () => {
   });
 });
 
+describe("DATABASE_PREPARED_STATEMENTS", () => {
+  it.each([
+    { value: undefined, prepared: true },
+    { value: "true", prepared: true },
+    { value: "false", prepared: false },
+  ])("$value reads as $prepared", ({ value, prepared }) => {
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: value }).databasePreparedStatements).toBe(prepared);
+  });
+
+  it.each(["0", "no", "False", "yes"])("rejects %s", (value) => {
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: value })).toThrow(
+      /DATABASE_PREPARED_STATEMENTS="[^"]*": must be "true" or "false"/,
+    );
+  });
+});
+
 describe("PUBLIC_URL in production", () => {
   it.each([
     { PUBLIC_URL: undefined, error: /PUBLIC_URL="http:\/\/localhost:3000": must be an https:\/\/ URL/ },

@@ -102,6 +102,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     poolTimeoutMs: config.databasePoolTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
     template: options.template,
   });
   let jobs: Jobs | undefined;

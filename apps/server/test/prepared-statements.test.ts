@@ -86,3 +86,22 @@ describe.skipIf(!hasPostgres)("named prepared statements (Postgres)", () => {
     ]);
   });
 });
+
+describe.skipIf(!hasPostgres)("named prepared statements switched off (Postgres)", () => {
+  it("sends every statement unnamed", async () => {
+    const database = await createTestDatabase();
+    const handle = await openDatabase({ databaseUrl: database.url, poolSize: 1, preparedStatements: false });
+    try {
+      const db = handle.db as unknown as Kysely<Things>;
+      await sql`create table things (id int primary key, name text not null)`.execute(db);
+      expect(await executeNamed(handle.db, db.selectFrom("things").selectAll())).toEqual([]);
+      const { rows } = await sql<{ count: number }>`select count(*)::int as count from pg_prepared_statements`.execute(
+        db,
+      );
+      expect(rows).toEqual([{ count: 0 }]);
+    } finally {
+      await handle.close();
+      await database.drop();
+    }
+  });
+});

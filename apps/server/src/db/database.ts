@@ -30,6 +30,11 @@ export interface DatabaseOptions {
   /** Postgres: longest a query waits for a free pooled connection (or a new one to connect). */
   poolTimeoutMs?: number | undefined;
   /**
+   * Postgres: fixed-shape reads go as named prepared statements (see prepared-statements.ts); off
+   * behind a connection pooler in transaction mode that cannot keep them. Default on.
+   */
+  preparedStatements?: boolean | undefined;
+  /**
    * A gzipped tarball of an initialized, migrated embedded database (`pnpm build` makes one beside
    * the built server). A new `dataDir` starts as a copy of it instead of running initdb; a missing
    * file is no error.
@@ -67,7 +72,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT
     // compilation only costs an OLTP service's short queries time.
     const pool = new pg.Pool({
-      Client: PreparingClient,
+      Client: options.preparedStatements === false ? pg.Client : PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: 30_000,

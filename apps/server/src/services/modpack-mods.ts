@@ -95,9 +95,6 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         // to 1,000 matches and then estimates, as the catalogue does: an exact count checks every
         // one of a large modpack's mods for the word.
         count: search ? ("estimate" as const) : ("exact" as const),
-        // Without a search the statements read the modpack's own rows, the same plan for every
-        // modpack and tag: prepared once.
-        prepared: !search,
         sort,
         toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };

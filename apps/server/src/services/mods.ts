@@ -250,7 +250,6 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           matching: links,
           sort: { column: "link.modName", key: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
           count: search ? "estimate" : "exact",
-          prepared: !search,
           select: (rows) => rows.select("link.modId"),
           complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
@@ -290,9 +289,10 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         ...(modpackId
           ? { count: search ? ("estimate" as const) : ("exact" as const) }
           : { count: "estimate" as const, byIds: "mods" as const }),
-        // A search's or a tag's matches range from a few mods to most of the catalogue, and the best
+        // The whole catalogue's pages are prepared once. A search's or a tag's matches range from a
+        // few mods to most of the catalogue, and a modpack from one mod to thousands, and the best
         // plan with them: those statements are planned for their values each time.
-        prepared: !search && tags.length === 0,
+        prepared: !search && tags.length === 0 && !modpackId,
         select: (rows) => rows.selectAll("mods"),
         toItem: toMod,
       });

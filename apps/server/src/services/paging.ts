@@ -210,7 +210,10 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   cursor?: boolean;
   /**
    * The list's statements go as named prepared statements (see `executeNamed`): only for filters
-   * whose best plan is the same for every value (no free-text search, no catalogue-wide tag filter).
+   * whose best plan is the same for every value. Not for a free-text search or a tag (a few rows to
+   * most of the catalogue), nor for one modpack's rows (one mod to thousands): at ten times real
+   * size Postgres's generic plan read the 5,000-mod modpack's pages in 13 ms against 8-10 ms planned
+   * for the modpack each time.
    */
   prepared?: boolean;
   toItem: (row: Row) => Item;
