@@ -45,17 +45,30 @@ export interface Child {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-/** Forks a TypeScript script that sends `{ type: "ready", port }` once listening. */
+/**
+ * How the service child runs: under tsx from source, or, running the build, under Node alone (its
+ * own type stripping reads service-server.ts and the two modules it imports): tsx would also load
+ * the bundle through its loader and turn on source maps, which with a 20 MB bundle doubled the
+ * child's RSS and made every stack trace map its frames, which `pnpm start` never does.
+ */
+export const serviceExecArgv = serviceFromSource
+  ? tsxArgs
+  : (process as { features?: { typescript?: unknown } }).features?.typescript
+    ? []
+    : ["--experimental-strip-types", "--no-warnings=ExperimentalWarning"];
+
+/** Forks a TypeScript script that sends `{ type: "ready", port }` once listening (under tsx unless `runtimeArgv` says otherwise). */
 export async function forkServer(
   script: string,
   env: Record<string, string | undefined>,
   extraExecArgv: string[] = [],
   readyTimeoutMs = 120_000,
+  runtimeArgv: string[] = tsxArgs,
 ): Promise<Child> {
   const child = fork(path.join(benchDir, script), [], {
     cwd: benchDir,
     env: env as NodeJS.ProcessEnv,
-    execArgv: [...tsxArgs, ...extraExecArgv],
+    execArgv: [...runtimeArgv, ...extraExecArgv],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -41,6 +41,7 @@ import {
   memoryOf,
   prepareService,
   sampleRss,
+  serviceExecArgv,
   smapsSummary,
 } from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
@@ -238,6 +239,8 @@ try {
       // The service's own start script caps V8's young generation the same way.
       ...(env.BENCH_SERVICE_NODE_FLAGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean),
     ],
+    undefined,
+    serviceExecArgv,
   );
   if (!skip.has("baseline")) {
     baseline = await forkServer("baseline-server.ts", {

@@ -23,7 +23,7 @@ import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
 import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
 import { percentile, runLoad } from "./load.js";
-import { benchDir, type Child, forkServer, prepareService } from "./processes.js";
+import { benchDir, type Child, forkServer, prepareService, serviceExecArgv } from "./processes.js";
 import { rowId, SCALE, type ScaleSeeded, seedScale } from "./scale-seed.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -153,6 +153,8 @@ try {
       RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE ?? "1000000000",
     },
     ["--max-semi-space-size=4"],
+    undefined,
+    serviceExecArgv,
   );
   const base = `http://127.0.0.1:${service.port}`;
   const explainer = new pg.Client({ connectionString: databaseUrl });

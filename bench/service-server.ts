@@ -9,8 +9,8 @@
 import v8 from "node:v8";
 import type * as ConfigModule from "@modpack/server/config";
 import type * as RuntimeModule from "@modpack/server/runtime";
-import { answerProfileMessage } from "./profiler.js";
-import { answerQueryCounts, installQueryCounter } from "./query-counter.js";
+import { answerProfileMessage } from "./profiler.ts";
+import { answerQueryCounts, installQueryCounter } from "./query-counter.ts";
 
 // The built server (what `pnpm start` runs), or with BENCH_SERVICE_SOURCE=1 the sources under tsx.
 const fromSource = process.env.BENCH_SERVICE_SOURCE === "1";
