@@ -17,7 +17,7 @@ import type { Db } from "../db/database.js";
 import { reusableQuery } from "../db/reusable-query.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { createNotifications } from "./notifications.js";
-import { likePattern, listPage, rowsByIds } from "./paging.js";
+import { likePattern, listPage } from "./paging.js";
 import { modpackReadVersion, noteReadVersion } from "./read-versions.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
@@ -255,19 +255,16 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     listMine(caller, input) {
-      // The caller's own modpacks and the ones shared with them, from the two indexes by user (a
-      // set bounded by the user, sorted in memory), as far as they may read them. The set is read
-      // once: the page and its exact count (a window over it) come from one statement.
-      const owned = db.selectFrom("modpacks").select("modpacks.id").where("modpacks.ownerId", "=", caller.userId);
-      const shared = db
-        .selectFrom("modpackMembers")
-        .select("modpackMembers.modpackId as id")
-        .where("modpackMembers.userId", "=", caller.userId)
-        .where("modpackMembers.isActive", "=", true);
-      const mine = rowsByIds<SelectQueryBuilder<Database, "modpacks", object>>(
-        db,
-        "modpacks",
-        owned.union(shared),
+      // The caller's own modpacks (the owner index: their rows in a bitmap scan) and the ones shared
+      // with them and owned by someone else (the members index, each row by primary key): a set
+      // bounded by the user, sorted in memory, as far as they may read them. The set is read once:
+      // the page and its exact count (a window over it) come from one statement. Reading the owned
+      // rows by primary key one by one took a user in 3,500 modpacks 14,418 buffers and 24.6 ms.
+      const userId = caller.userId;
+      const rows = sql`(select * from modpacks where owner_id = ${userId} union all select shared.* from modpack_members as member cross join lateral (select * from modpacks where id = member.modpack_id offset 0) as shared where member.user_id = ${userId} and member.is_active and shared.owner_id <> ${userId})`;
+      // The derived table has exactly the table's columns under the table's name.
+      const mine = (
+        db.selectFrom(rows.as("modpacks")) as unknown as SelectQueryBuilder<Database, "modpacks", object>
       ).where(readableBy(caller, { includeArchived: input.includeArchived }));
       return listModpacks(db, "modpacks.mine", mine, input, "window");
     },
