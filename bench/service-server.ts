@@ -1,8 +1,7 @@
 /**
- * The real service in a child process (so its RSS and CPU profile are its own), from the server's
- * build (see processes.ts `serviceFromSource`): loadConfig from the
- * environment, startRuntime (migrations, pg-boss with workers, services, HTTP app), listen on
- * 127.0.0.1:0. Reports its port over IPC; on "stop" closes the runtime and exits (which also writes
+ * The real service in a child process (so its RSS and CPU profile are its own), run from the
+ * server's build (see processes.ts `serviceFromSource`): loadConfig from the environment,
+ * startRuntime (migrations, pg-boss with workers, services, HTTP app), listen on 127.0.0.1:0. Reports its port over IPC; on "stop" closes the runtime and exits (which also writes
  * the CPU profile when started with --cpu-prof).
  */
 

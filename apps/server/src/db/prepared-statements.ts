@@ -22,11 +22,6 @@ export function nameStatement(sql: string): void {
   if (names.size < MAX_NAMED && !names.has(sql)) names.set(sql, `mcs_${hash("sha256", sql, "base64url").slice(0, 22)}`);
 }
 
-/** The name `sql` is prepared under, if it is one of the named statements. */
-export function statementName(sql: string): string | undefined {
-  return names.get(sql);
-}
-
 /**
  * Postgres refuses a prepared statement whose result columns changed since it was prepared (a
  * migration added a column to a table it reads with `*`, while this process kept serving).

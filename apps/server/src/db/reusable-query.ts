@@ -7,8 +7,8 @@ import { nameStatement } from "./prepared-statements.js";
  * `placeholders`, and each call sends that SQL with its arguments at the placeholders' parameter
  * positions, so a hot read skips the query builder and the compiler (its result goes through the
  * database's plugins as any query's does), and Postgres parses and plans it once per connection (a
- * named prepared statement, see prepared-statements.ts). Each placeholder must be a value no other parameter
- * of the query has.
+ * named prepared statement, see prepared-statements.ts). Each placeholder must be a value no other
+ * parameter of the query has.
  */
 export function reusableQuery<R>(
   placeholders: string[],
