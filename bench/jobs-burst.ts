@@ -28,7 +28,7 @@ import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import pg from "pg";
 import { modItem, rng } from "./data.js";
 import { createDatabase, dropDatabase } from "./databases.js";
-import { type Child, forkServer, prepareService, serviceExecArgv } from "./processes.js";
+import { type Child, forkService } from "./processes.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 const env = process.env;
@@ -151,24 +151,12 @@ try {
   if (!secondModpack) throw new Error("the second user's modpack was not created");
   await handle.close();
 
-  await prepareService();
-  service = await forkServer(
-    "service-server.ts",
+  service = await forkService(
     {
-      ...env,
       DATABASE_URL: databaseUrl,
-      LOG_LEVEL: "silent",
-      NODE_ENV: "production",
-      OAUTH_PROVIDER: "github",
-      OAUTH_CLIENT_ID: "bench",
-      OAUTH_CLIENT_SECRET: "bench",
-      // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
-      PUBLIC_URL: "https://bench.invalid",
       MAX_PENDING_EXPORTS_PER_USER: env.MAX_PENDING_EXPORTS_PER_USER ?? "100",
     },
     [],
-    undefined,
-    serviceExecArgv,
   );
   const base = `http://127.0.0.1:${service.port}`;
   log(`service pid ${service.pid} on :${service.port}; ${files} files by one user, then one by another`);

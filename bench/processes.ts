@@ -26,11 +26,6 @@ export async function buildServer(): Promise<void> {
   if (code !== 0) throw new Error(`the server's build failed (${code})`);
 }
 
-/** Builds the server unless the service child runs from source. */
-export async function prepareService(): Promise<void> {
-  if (!serviceFromSource) await buildServer();
-}
-
 export interface Child {
   pid: number;
   port: number;
@@ -51,11 +46,41 @@ export interface Child {
  * the bundle through its loader and turn on source maps, which with a 20 MB bundle doubled the
  * child's RSS and made every stack trace map its frames, which `pnpm start` never does.
  */
-export const serviceExecArgv = serviceFromSource
+const serviceExecArgv = serviceFromSource
   ? tsxArgs
   : (process as { features?: { typescript?: unknown } }).features?.typescript
     ? []
     : ["--experimental-strip-types", "--no-warnings=ExperimentalWarning"];
+
+/**
+ * The deployed configuration every service child starts with: production (no /docs bundle, no
+ * development IdP, so a provider), silent logs, and an https public URL (production serves Secure
+ * cookies; requests still go to 127.0.0.1).
+ */
+const deployedEnv = {
+  LOG_LEVEL: "silent",
+  NODE_ENV: "production",
+  OAUTH_PROVIDER: "github",
+  OAUTH_CLIENT_ID: "bench",
+  OAUTH_CLIENT_SECRET: "bench",
+  PUBLIC_URL: "https://bench.invalid",
+};
+
+/**
+ * Starts the real service (service-server.ts) in the deployed configuration, from the server's
+ * build (built first when stale) unless `BENCH_SERVICE_SOURCE=1`; `env` adds to the environment and
+ * the deployed configuration, `nodeFlags` to node's flags.
+ */
+export async function forkService(env: Record<string, string | undefined>, nodeFlags: string[]): Promise<Child> {
+  if (!serviceFromSource) await buildServer();
+  return forkServer(
+    "service-server.ts",
+    { ...process.env, ...deployedEnv, ...env },
+    nodeFlags,
+    undefined,
+    serviceExecArgv,
+  );
+}
 
 /** Forks a TypeScript script that sends `{ type: "ready", port }` once listening (under tsx unless `runtimeArgv` says otherwise). */
 export async function forkServer(

@@ -38,10 +38,9 @@ import {
   type Child,
   cpuMsOf,
   forkServer,
+  forkService,
   memoryOf,
-  prepareService,
   sampleRss,
-  serviceExecArgv,
   smapsSummary,
 } from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
@@ -213,21 +212,10 @@ try {
   if (env.BENCH_SEED_ONLY === "1") throw new SeedOnly();
 
   // 4. The two servers.
-  await prepareService();
-  service = await forkServer(
-    "service-server.ts",
+  service = await forkService(
     {
-      ...env,
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: String(poolSize),
-      LOG_LEVEL: "silent",
-      // The deployed configuration: production (no /docs bundle, no development IdP) needs a provider.
-      NODE_ENV: "production",
-      OAUTH_PROVIDER: "github",
-      OAUTH_CLIENT_ID: "bench",
-      OAUTH_CLIENT_SECRET: "bench",
-      // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
-      PUBLIC_URL: "https://bench.invalid",
       WORKSHOP_API_URL: steam.url,
       WORKSHOP_MAX_RETRIES: "1",
       // One client sends every request: the per-user limit (3,000 a minute) would answer most of a
@@ -239,8 +227,6 @@ try {
       // The service's own start script caps V8's young generation the same way.
       ...(env.BENCH_SERVICE_NODE_FLAGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean),
     ],
-    undefined,
-    serviceExecArgv,
   );
   if (!skip.has("baseline")) {
     baseline = await forkServer("baseline-server.ts", {

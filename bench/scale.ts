@@ -23,7 +23,7 @@ import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
 import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
 import { percentile, runLoad } from "./load.js";
-import { benchDir, type Child, forkServer, prepareService, serviceExecArgv } from "./processes.js";
+import { benchDir, type Child, forkService } from "./processes.js";
 import { rowId, SCALE, type ScaleSeeded, seedScale } from "./scale-seed.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -133,28 +133,16 @@ try {
   const sessions = createSessionStore(sessionsHandle.db);
   const freshCookie = async () => `${SESSION_COOKIE}=${(await sessions.createSession(seeded.busyUserId)).token}`;
 
-  await prepareService();
-  service = await forkServer(
-    "service-server.ts",
+  service = await forkService(
     {
-      ...env,
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: String(poolSize),
-      LOG_LEVEL: "silent",
-      NODE_ENV: "production",
-      OAUTH_PROVIDER: "github",
-      OAUTH_CLIENT_ID: "bench",
-      OAUTH_CLIENT_SECRET: "bench",
-      // Production serves Secure cookies, so its public URL is https (requests still go to 127.0.0.1).
-      PUBLIC_URL: "https://bench.invalid",
       WORKSHOP_API_URL: steam.url,
       BENCH_RECORD_SQL: "1",
       // One client sends every request: the rate limits would answer most rows with 429.
       RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE ?? "1000000000",
     },
     ["--max-semi-space-size=4"],
-    undefined,
-    serviceExecArgv,
   );
   const base = `http://127.0.0.1:${service.port}`;
   const explainer = new pg.Client({ connectionString: databaseUrl });

@@ -204,4 +204,13 @@ describe("GET /modpacks/my", () => {
     }
     expect(byCursor).toEqual(byPage);
   });
+
+  it("lists a modpack its owner is also a member of once, and counts it once", async () => {
+    const joined = await signIn(service, { name: "Owner And Member" });
+    const own = await call(joined, "POST", "/modpacks", { name: "Owned and joined", isPublic: false });
+    await addMembers(service, String(own.body.id), [{ userId: joined.userId, permission: ["read"] }]);
+    const body = (await call(joined, "GET", "/modpacks/my")).body;
+    expect((body.data as Json[]).map((modpack) => modpack.name)).toEqual(["Owned and joined"]);
+    expect(body.pagination).toMatchObject({ total: 1 });
+  });
 });
