@@ -88,11 +88,54 @@ export function summarizeProfile(file: string, top = 25): string {
   return lines.join("\n");
 }
 
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/**
+ * Summarises a sampling heap profile taken with collected objects included (profiler.ts with
+ * `allocations: true`): bytes allocated by function and by package, per request when the number of
+ * requests served is given.
+ */
+export function summarizeAllocations(file: string, top = 25, requests?: number): string {
+  const { head } = JSON.parse(readFileSync(file, "utf8")) as { head: HeapNode };
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let total = 0;
+  const visit = (node: HeapNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      const name = `${functionName || "(anonymous)"} ${packageOf(url)}${url ? `:${lineNumber + 1}` : ""}`;
+      byFunction.set(name, (byFunction.get(name) ?? 0) + node.selfSize);
+      const pkg = functionName.startsWith("(") ? functionName : packageOf(url);
+      byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) visit(child);
+  };
+  visit(head);
+  const amount = (bytes: number) =>
+    requests
+      ? `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB/req`
+      : `${(bytes / 1048576).toFixed(1).padStart(7)} MB`;
+  const rank = (map: Map<string, number>) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return [
+    `allocations ${file}: ${(total / 1048576).toFixed(0)} MB sampled${requests ? ` over ${requests} requests, ${(total / requests / 1024).toFixed(1)} KB per request` : ""}`,
+    "allocated by package:",
+    ...rank(byPackage).map(([name, bytes]) => `  ${amount(bytes)}  ${name}`),
+    "allocated by function:",
+    ...rank(byFunction).map(([name, bytes]) => `  ${amount(bytes)}  ${name}`),
+  ].join("\n");
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [file, top] = process.argv.slice(2);
   if (!file) {
-    process.stderr.write("usage: profile-summary.ts <file.cpuprofile> [top]\n");
+    process.stderr.write("usage: profile-summary.ts <file.cpuprofile | file.heapprofile> [top]\n");
     process.exit(2);
   }
-  process.stdout.write(`${summarizeProfile(file, top ? Number(top) : 25)}\n`);
+  const summarize = file.endsWith(".heapprofile") ? summarizeAllocations : summarizeProfile;
+  process.stdout.write(`${summarize(file, top ? Number(top) : 25)}\n`);
 }

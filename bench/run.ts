@@ -11,7 +11,7 @@
  * BENCH_SERVICE_NODE_FLAGS (extra node flags for the service child, e.g. V8 heap experiments),
  * BENCH_HEAP=1 (service runs with --expose-gc; heap before/after a full GC logged after each run),
  * BENCH_SEED_ONLY=1 (stop after seeding, SQL capture and EXPLAIN; with BENCH_KEEP_DB=1 for experiments),
- * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline), BENCH_KEEP_DB=1 (keep the database),
+ * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline; =alloc the service's allocations instead, per request; =alloc-both also the baseline's), BENCH_KEEP_DB=1 (keep the database),
  * BENCH_START_RUNS (starts of each kind for the start-up figures, default 5), BENCH_FRESH_CLONE_RUNS
  * (new clones of the repository at HEAD whose first and second `pnpm start` are timed, default
  * BENCH_START_RUNS; 0 skips them).
@@ -43,7 +43,7 @@ import {
   sampleRss,
   smapsSummary,
 } from "./processes.js";
-import { summarizeProfile } from "./profile-summary.js";
+import { summarizeAllocations, summarizeProfile } from "./profile-summary.js";
 import { seed } from "./seed.js";
 import {
   describeDevRestarts,
@@ -99,8 +99,9 @@ const SLICES = 2;
 const connectionLevels = (env.BENCH_CONNECTIONS ?? "1,16,64").split(",").map(Number);
 const onlyEndpoints = env.BENCH_ENDPOINTS ? new Set(env.BENCH_ENDPOINTS.split(",")) : undefined;
 const skip = new Set((env.BENCH_SKIP ?? "").split(",").filter(Boolean));
-const profile = env.BENCH_PROFILE === "1" || env.BENCH_PROFILE === "both";
-const profileBaseline = env.BENCH_PROFILE === "both";
+const allocations = env.BENCH_PROFILE === "alloc" || env.BENCH_PROFILE === "alloc-both";
+const profile = env.BENCH_PROFILE === "1" || env.BENCH_PROFILE === "both" || allocations;
+const profileBaseline = env.BENCH_PROFILE === "both" || env.BENCH_PROFILE === "alloc-both";
 const heapDiagnostics = env.BENCH_HEAP === "1";
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -270,6 +271,8 @@ try {
   let peakRssUnderLoad = 0;
   const reads = list.filter((endpoint) => endpoint.method === "GET");
   const writes = list.filter((endpoint) => endpoint.method !== "GET");
+  // Responses each child gave while profiled, for allocations per request.
+  const served = { service: 0, baseline: 0 };
   const drive = async (endpoint: Endpoint) => {
     const label = `${endpoint.method} ${endpoint.path
       .replace(seeded.bigModpackId, "{id}")
@@ -287,8 +290,10 @@ try {
       body: endpoint.body,
     });
     if (warmup > 0) {
-      for (const { target } of targets)
-        await runLoad({ ...optionsFor(target), connections: 16, durationSeconds: warmup });
+      for (const { target } of targets) {
+        const warmed = await runLoad({ ...optionsFor(target), connections: 16, durationSeconds: warmup });
+        served[target === service ? "service" : "baseline"] += warmed.responses;
+      }
     }
     for (const connections of connectionLevels) {
       // The machine is shared: service and baseline alternate in half-length slices, so a change
@@ -310,6 +315,7 @@ try {
           const counted = await target.queries();
           if (sampler) peakRssMb = Math.max(peakRssMb ?? 0, sampler.stop());
           slices[name]?.push(loaded);
+          served[name] += loaded.responses;
           statements[name] = (statements[name] ?? 0) + counted.count;
           if (counted.bySql) {
             writeFileSync(
@@ -357,7 +363,7 @@ try {
     }
   };
   const profiled = [...(profile ? [service] : []), ...(profileBaseline && baseline ? [baseline] : [])];
-  for (const child of profiled) await child.ask({ type: "profile-start" }, "profile");
+  for (const child of profiled) await child.ask({ type: "profile-start", allocations }, "profile");
   log("load:");
   for (const endpoint of reads) await drive(endpoint);
 
@@ -379,6 +385,7 @@ try {
     // Medians of alternating runs: the machine is shared, so a single pair is mostly noise.
     const mean = (results: LoadResult[], key: "rps" | "p50") =>
       [...results.map((result) => result[key])].sort((a, b) => a - b)[Math.floor(results.length / 2)] ?? Number.NaN;
+    for (const result of [...anonymous, ...signedIn]) served.service += result.responses;
     const strip = ({ latencies: _latencies, ...result }: LoadResult): LoadResult => result;
     comparison = {
       anonymous: anonymous.map(strip),
@@ -394,9 +401,17 @@ try {
   for (const endpoint of writes) await drive(endpoint);
   const profileSummaries: string[] = [];
   for (const child of profiled) {
-    const file = path.join(resultsDir, `${stamp}-${child === service ? "service" : "baseline"}.cpuprofile`);
+    const file = path.join(
+      resultsDir,
+      `${stamp}-${child === service ? "service" : "baseline"}.${allocations ? "heapprofile" : "cpuprofile"}`,
+    );
     await child.ask({ type: "profile-stop", file }, "profile");
-    profileSummaries.push(summarizeProfile(file, 30));
+    const requests = served[child === service ? "service" : "baseline"];
+    profileSummaries.push(
+      allocations
+        ? summarizeAllocations(file, 40, requests)
+        : `${summarizeProfile(file, 30)}\nrequests served while profiled: ${requests}`,
+    );
     log(profileSummaries.at(-1) ?? "");
   }
 

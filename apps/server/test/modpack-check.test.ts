@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runModUpdate } from "../src/jobs/mod-update.js";
+import { CHECKS_AT_ONCE } from "../src/services/modpack-check.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
 import { type FakeSteam, fakeMod, fakeRequirementChain, startFakeSteam } from "./fixtures/steam-api.js";
 import { createModpack, notificationsOf, waitForExport } from "./support/modpacks.js";
@@ -481,6 +482,27 @@ describe("the check", () => {
     }
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts[1]).toBe(counts[0]);
+  });
+
+  it("answers many checks sent at once, each the same as one sent alone", async () => {
+    const modpackId = await createModpack(service, owner, { name: "Checked at once" });
+    const items = Array.from({ length: 30 }, (_, index) =>
+      workshopItem(String(8_600_000 + index), {
+        requiredWorkshopIds: index % 4 === 3 ? [String(8_600_000 + index - 1)] : index === 0 ? ["8699999"] : [],
+      }),
+    );
+    const rows = await upsertWorkshopItems(service.runtime.database.db, items);
+    await linkMods(
+      service,
+      modpackId,
+      owner.userId,
+      rows.map((row) => row.id),
+    );
+    const alone = await check(modpackId, "41x");
+    // More than the checks computed at once (CHECKS_AT_ONCE), fewer than may wait (CHECKS_WAITING).
+    const together = await Promise.all(Array.from({ length: 3 * CHECKS_AT_ONCE }, () => check(modpackId, "41x")));
+    expect(together).toEqual(Array.from({ length: 3 * CHECKS_AT_ONCE }, () => alone));
+    expect(alone.findings.map((finding) => finding.code)).toContain("missing-requirement");
   });
 });
 

@@ -31,6 +31,10 @@ export class RetryAfter extends Error {
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new TRPCError({ code: "TOO_MANY_REQUESTS", message, cause: new RetryAfter(retryAfterSeconds) });
 
+/** 503: the service has more of some work waiting than it takes; `Retry-After` says when to try again. */
+export const serviceBusy = (message: string, retryAfterSeconds: number) =>
+  new TRPCError({ code: "SERVICE_UNAVAILABLE", message, cause: new RetryAfter(retryAfterSeconds) });
+
 /** The whole seconds an error (or its cause) asks the client to wait, if it says. */
 export function retryAfterOf(error: unknown): number | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {

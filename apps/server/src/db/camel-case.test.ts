@@ -23,6 +23,30 @@ describe("RowCamelCasePlugin", () => {
     expect(await mapped(new RowCamelCasePlugin(), [row])).toEqual(await mapped(new CamelCasePlugin(), [row]));
   });
 
+  it("maps every row of a result, and each shape of result by its own columns", async () => {
+    const plugin = new RowCamelCasePlugin();
+    const catalogue = [
+      { workshop_id: "1", tags: ["Map"], created_at: created },
+      { workshop_id: "2", tags: [], created_at: null },
+      { workshop_id: "3", tags: ["Weapons"], created_at: created },
+    ];
+    const links = [{ mod_id: "m", added_at: created, is_active: false }];
+    for (let round = 0; round < 2; round++) {
+      expect(await mapped(plugin, catalogue)).toEqual(await mapped(new CamelCasePlugin(), catalogue));
+      expect(await mapped(plugin, links)).toEqual(await mapped(new CamelCasePlugin(), links));
+    }
+    expect(await mapped(plugin, [])).toEqual([]);
+  });
+
+  it("keeps a column named __proto__ a key, as CamelCasePlugin names it, not the row's prototype", async () => {
+    const row = JSON.parse('{"__proto__": {"polluted": true}, "plain_key": 1}') as UnknownRow;
+    const [result] = await mapped(new RowCamelCasePlugin(), [row]);
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(result).toEqual((await mapped(new CamelCasePlugin(), [row]))[0]);
+    expect(Object.keys(result ?? {})).toEqual(["_Proto", "plainKey"]);
+    expect((result as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it("passes arrays without objects on as they are, and copies the ones it maps", async () => {
     const tags = ["Weapons", "Map"];
     const findings = [{ finding_code: "x" }];

@@ -23,7 +23,7 @@ const errorDescriptions: Record<number, string> = {
   429: "The caller has too much of this queued or in progress; try again after `Retry-After` seconds.",
   500: "An unexpected failure; the body never carries its cause.",
   502: "An upstream service (the workshop or the identity provider) failed.",
-  503: "The database cannot answer now: unreachable, busy past the pool wait (`DATABASE_POOL_TIMEOUT_MS`) or a statement past its timeout (`DATABASE_STATEMENT_TIMEOUT_MS`). Retry after the `Retry-After` seconds.",
+  503: "The service cannot answer now: the database is unreachable, busy past the pool wait (`DATABASE_POOL_TIMEOUT_MS`) or ran a statement past its timeout (`DATABASE_STATEMENT_TIMEOUT_MS`), or (for costly work such as the modpack check) too many calls are already queued. Retry after the `Retry-After` seconds.",
 };
 
 function errorSchemaRef(status: number, permission: boolean): object {

@@ -42,12 +42,20 @@ interface Position {
   id: string;
 }
 
+/** Digests of recent filters (JSON), so a popular list's cursor key costs no hash. */
+const filterDigests = new LRUCache<string, string>({ max: 1_000 });
+
 /**
  * The key a cursor is made and checked under: the list's sort, and a digest of its filters, so a
  * cursor from another sort, filter or list is refused instead of answering an unrelated page.
  */
-function cursorKey(sort: string, filters: Record<string, unknown>): string {
-  return `${sort}.${createHash("sha256").update(JSON.stringify(filters)).digest("base64url").slice(0, 16)}`;
+function cursorKey(sort: string, filters: string): string {
+  let digest = filterDigests.get(filters);
+  if (digest === undefined) {
+    digest = createHash("sha256").update(filters).digest("base64url").slice(0, 16);
+    filterDigests.set(filters, digest);
+  }
+  return `${sort}.${digest}`;
 }
 
 /** An opaque cursor: base64url JSON of the sort key, value and id. */
@@ -261,7 +269,8 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   const keyset = spec.cursor !== false;
   const cursor = keyset ? request.cursor : undefined;
   if (keyset) checkPageDepth(page, limit, cursor);
-  const sortKey = cursorKey(`${spec.list}.${spec.sort.key ?? column}.${order}`, spec.filters);
+  const filters = JSON.stringify(spec.filters);
+  const sortKey = cursorKey(`${spec.list}.${spec.sort.key ?? column}.${order}`, filters);
   const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
   const run = <R>(query: SelectQueryBuilder<Database, never, R>) =>
     spec.prepared ? executeNamed(db, query) : query.execute();
@@ -287,12 +296,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   let total = 0;
   let exact = true;
   if (spec.count === "estimate") {
-    ({ total, exact } = await countMatches(
-      db,
-      spec.matching,
-      `${spec.list}\u0000${JSON.stringify(spec.filters)}`,
-      spec.prepared === true,
-    ));
+    ({ total, exact } = await countMatches(db, spec.matching, `${spec.list}\u0000${filters}`, spec.prepared === true));
   } else if (!windowed) total = await countExactly();
   if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
 

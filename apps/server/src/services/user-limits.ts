@@ -1,5 +1,6 @@
-import { tooManyRequests } from "@modpack/contract";
+import { serviceBusy, tooManyRequests } from "@modpack/contract";
 import { sql } from "kysely";
+import pLimit from "p-limit";
 import type { Db } from "../db/database.js";
 
 /**
@@ -51,6 +52,30 @@ export function inFlightCounter(options: { limit: number; what: string; retryAft
         if (left > 0) running.set(userId, left);
         else running.delete(userId);
       }
+    },
+  };
+}
+
+/**
+ * Bounds costly work of one kind in this process, whoever asks: at most `running` at once, the rest
+ * wait their turn in arrival order, and past `waiting` waiting a call answers 503 with `Retry-After`
+ * instead of queueing. Throughput stays what the CPU gives, while the memory the work holds stays
+ * that of `running` calls however many arrive together.
+ */
+export function workGate(options: { running: number; waiting: number; what: string; retryAfterSeconds: number }) {
+  const limit = pLimit(options.running);
+  return {
+    run<T>(work: () => Promise<T>): Promise<T> {
+      if (limit.pendingCount >= options.waiting) {
+        return Promise.reject(
+          serviceBusy(`Too many ${options.what} are waiting; try again shortly`, options.retryAfterSeconds),
+        );
+      }
+      return limit(work);
+    },
+    /** Calls running now and waiting, for tests and diagnostics. */
+    get counts() {
+      return { running: limit.activeCount, waiting: limit.pendingCount };
     },
   };
 }
