@@ -76,6 +76,17 @@ async function saveConfiguration(modpackId: string, body: object, user: SignedIn
   return call("PUT", `/modpacks/${modpackId}/export-configuration`, user, body);
 }
 
+/** Writes workshop items into the catalogue and links them all to the modpack, as the owner. */
+async function addToCatalogueAndLink(modpackId: string, items: ReturnType<typeof workshopItem>[]): Promise<void> {
+  const rows = await upsertWorkshopItems(service.runtime.database.db, items);
+  await linkMods(
+    service,
+    modpackId,
+    owner.userId,
+    rows.map((row) => row.id),
+  );
+}
+
 const codes = (result: Check) => result.findings.map((finding) => [finding.code, finding.workshopId ?? null]);
 
 beforeAll(async () => {
@@ -469,13 +480,7 @@ describe("the check", () => {
         }),
       );
       items[0] = { ...items[0]!, requiredWorkshopIds: ["8599999"] };
-      const rows = await upsertWorkshopItems(service.runtime.database.db, items);
-      await linkMods(
-        service,
-        modpackId,
-        owner.userId,
-        rows.map((row) => row.id),
-      );
+      await addToCatalogueAndLink(modpackId, items);
       const { result, statements } = await statementsOf(service, () => check(modpackId));
       expect(result.findings.filter((finding) => finding.code === "missing-requirement")).toHaveLength(1);
       counts.push(statements.length);
@@ -491,13 +496,7 @@ describe("the check", () => {
         requiredWorkshopIds: index % 4 === 3 ? [String(8_600_000 + index - 1)] : index === 0 ? ["8699999"] : [],
       }),
     );
-    const rows = await upsertWorkshopItems(service.runtime.database.db, items);
-    await linkMods(
-      service,
-      modpackId,
-      owner.userId,
-      rows.map((row) => row.id),
-    );
+    await addToCatalogueAndLink(modpackId, items);
     const alone = await check(modpackId, "41x");
     // More than the checks computed at once (CHECKS_AT_ONCE), fewer than may wait (CHECKS_WAITING).
     const together = await Promise.all(Array.from({ length: 3 * CHECKS_AT_ONCE }, () => check(modpackId, "41x")));
