@@ -138,6 +138,77 @@ describe("a walk by cursor while rows are added", () => {
   });
 });
 
+describe("the lists without a filter (their page statement compiled once per sort and kind of page)", () => {
+  beforeAll(async () => {
+    await addMods("Unfiltered", ["k", "c", "x", "a", "q", "f", "m", "b"]);
+    for (const name of [
+      "Unfiltered h",
+      "Unfiltered d",
+      "Unfiltered t",
+      "Unfiltered a",
+      "Unfiltered n",
+      "Unfiltered w",
+      "Unfiltered e",
+    ]) {
+      const response = await service.app.inject({
+        method: "POST",
+        url: "/modpacks",
+        headers: owner.headers,
+        payload: { name, isPublic: true },
+      });
+      expect(response.statusCode).toBe(201);
+    }
+  });
+
+  /** The rows a list answers, in its order, straight from the table. */
+  const inOrder = async (table: "modpacks" | "mods", column: string, order: "asc" | "desc") => {
+    const where = table === "modpacks" ? sql`where is_public and is_active` : sql``;
+    const direction = sql.raw(order);
+    const { rows } = await sql<{ id: string }>`
+      select id from ${sql.table(table)} ${where} order by ${sql.ref(column)} ${direction}, id ${direction}`.execute(
+      service.runtime.database.db,
+    );
+    return rows.map((row) => row.id);
+  };
+
+  const lists: [string, string, "modpacks" | "mods", string, "asc" | "desc"][] = [
+    [
+      "public modpacks, newest first",
+      "/modpacks/public?sortBy=createdAt&sortOrder=desc",
+      "modpacks",
+      "created_at",
+      "desc",
+    ],
+    ["public modpacks by name", "/modpacks/public?sortBy=name&sortOrder=asc", "modpacks", "name", "asc"],
+    [
+      "public modpacks, least recently updated first",
+      "/modpacks/public?sortBy=updatedAt&sortOrder=asc",
+      "modpacks",
+      "updated_at",
+      "asc",
+    ],
+    ["the catalogue by name", "/mods?sortBy=name&sortOrder=asc", "mods", "name", "asc"],
+    ["the catalogue by name, descending", "/mods?sortBy=name&sortOrder=desc", "mods", "name", "desc"],
+    ["the catalogue, newest first", "/mods?sortBy=createdAt&sortOrder=desc", "mods", "created_at", "desc"],
+  ];
+  it.each(lists)(
+    "answers %s in its order, by page number, by cursor and in pages of 100",
+    async (_label, url, table, column, order) => {
+      const whole = await inOrder(table, column, order);
+      expect(whole.length).toBeGreaterThanOrEqual(7);
+      expect(await walk(`${url}&limit=100`, async () => {})).toEqual(whole);
+      expect(await walk(`${url}&limit=3`, async () => {})).toEqual(whole);
+      const byNumber: string[] = [];
+      for (let page = 1; byNumber.length < whole.length; page++) {
+        const body = (await get(`${url}&limit=3&page=${page}`)).json() as Page;
+        expect(body.data.length).toBeGreaterThan(0);
+        byNumber.push(...body.data.map((row) => row.id));
+      }
+      expect(byNumber).toEqual(whole);
+    },
+  );
+});
+
 describe("bounds and refusals", () => {
   it.each([
     ["page × limit past 10,000", "/mods?page=101&limit=100", /cursor/],

@@ -146,6 +146,9 @@ function listModpacks(
     ...(count === "estimate" ? { byIds: "modpacks" as const } : {}),
     // The public list's plan is the same for every page: its statements are prepared once.
     prepared: count === "estimate" && !pattern,
+    // The public list (the one counted by estimate) matches readableBy(null) whoever asks: without
+    // a search its page statement is the same for every caller.
+    ...(count === "estimate" && !pattern ? { shape: list } : {}),
     select: (rows) => rows.selectAll("modpacks"),
     toItem: toModpackSummary,
   });

@@ -293,6 +293,8 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         // few mods to most of the catalogue, and a modpack from one mod to thousands, and the best
         // plan with them: those statements are planned for their values each time.
         prepared: !search && tags.length === 0 && !modpackId,
+        // Then `matching` is the whole catalogue, the same statement for every caller.
+        shape: "mods.catalogue",
         select: (rows) => rows.selectAll("mods"),
         toItem: toMod,
       });

@@ -3,6 +3,7 @@ import { badRequest, MAX_PAGE_DEPTH, type Paged, type Pagination } from "@modpac
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
+import { nameStatement } from "../db/prepared-statements.js";
 import { executeNamed } from "../db/reusable-query.js";
 import type { Database } from "../db/schema.js";
 
@@ -224,6 +225,13 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * for the modpack each time.
    */
   prepared?: boolean;
+  /**
+   * With `prepared`: names a list whose `matching`, `select` and `complete` build the same SQL with
+   * the same parameters on every call (no value of the request's in them). Its page statement is
+   * then built and compiled once per sort and kind of page, and each call sends that SQL with its
+   * own limit, offset and position, skipping the query builder and the compiler.
+   */
+  shape?: string;
   toItem: (row: Row) => Item;
 }
 
@@ -250,6 +258,68 @@ interface PageKeys {
   cursorId: string;
   pageSort?: unknown;
   fullCount?: number | string;
+}
+
+/** Where a page statement reads: its limit (one row past the page), its offset, its cursor's position. */
+interface PageAt {
+  limit: number;
+  offset: number;
+  position: Position | undefined;
+}
+
+/** Values no request has, built into a page statement where its limit, offset and position go. */
+const SLOTS = { limit: -1_000_001, offset: -1_000_002, value: "\u0000position value", id: "\u0000position id" };
+
+interface CompiledPage {
+  query: CompiledQuery;
+  /** The parameter indexes of each slot. */
+  at: { limit: number[]; offset: number[]; value: number[]; id: number[] };
+}
+
+/** Page statements of lists with a `shape`, compiled once per shape, sort and kind of page. */
+const compiledPages = new WeakMap<Db, LRUCache<string, CompiledPage>>();
+
+/**
+ * Runs the page statement `build` makes, compiled once for `key` (see ListCommon.shape) with the
+ * slots in place of its limit, offset and position, then sent each time with this page's values at
+ * the slots' parameters, as a named prepared statement.
+ */
+async function runCompiledPage(db: Db, key: string, build: (at: PageAt) => AnySelect, at: PageAt) {
+  let compiled = compiledPages.get(db);
+  if (!compiled) {
+    compiled = new LRUCache<string, CompiledPage>({ max: 200 });
+    compiledPages.set(db, compiled);
+  }
+  let entry = compiled.get(key);
+  if (!entry) {
+    const query = build({
+      limit: SLOTS.limit,
+      offset: SLOTS.offset,
+      position: at.position && { value: SLOTS.value, id: SLOTS.id },
+    }).compile();
+    const indexesOf = (slot: unknown) =>
+      query.parameters.flatMap((parameter, index) => (parameter === slot ? [index] : []));
+    entry = {
+      query,
+      at: {
+        limit: indexesOf(SLOTS.limit),
+        offset: indexesOf(SLOTS.offset),
+        value: indexesOf(SLOTS.value),
+        id: indexesOf(SLOTS.id),
+      },
+    };
+    if (entry.at.limit.length === 0 || entry.at.offset.length === 0 || (at.position && entry.at.id.length === 0)) {
+      throw new Error("a page statement does not take its limit, offset or position as parameters");
+    }
+    nameStatement(query.sql);
+    compiled.set(key, entry);
+  }
+  const parameters = entry.query.parameters.slice();
+  for (const index of entry.at.limit) parameters[index] = at.limit;
+  for (const index of entry.at.offset) parameters[index] = at.offset;
+  for (const index of entry.at.value) parameters[index] = at.position?.value;
+  for (const index of entry.at.id) parameters[index] = at.position?.id;
+  return (await db.executeQuery({ ...entry.query, parameters })).rows;
 }
 
 /**
@@ -300,24 +370,35 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   } else if (!windowed) total = await countExactly();
   if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
 
-  let rows =
-    spec.byIds && !windowed && exact && total <= EXACT_COUNT_LIMIT
-      ? rowsByIds<Q>(db, spec.byIds, spec.matching.select(sql.ref(`${spec.byIds}.id`).as("id")))
-      : spec.matching;
-  if (position) rows = rows.where(afterPosition(column, id, type, order, position)) as Q;
-  let pageRows: AnySelect = spec
-    .select(rows)
-    .select([sortText(column).as("sortValue"), sql.ref<string>(id).as("cursorId")])
-    .$if(windowed, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
-    .orderBy(sql.ref(column), order)
-    .orderBy(sql.ref(id), order)
-    .limit(limit + 1)
-    .offset(position ? 0 : offsetOf(page, limit));
-  if (spec.complete) {
-    const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
-    pageRows = spec.complete(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
-  }
-  const found = (await run(pageRows)) as (Row & PageKeys)[];
+  const byIds = spec.byIds && !windowed && exact && total <= EXACT_COUNT_LIMIT ? spec.byIds : undefined;
+  const pageQuery = (at: PageAt): AnySelect => {
+    let rows = byIds ? rowsByIds<Q>(db, byIds, spec.matching.select(sql.ref(`${byIds}.id`).as("id"))) : spec.matching;
+    if (at.position) rows = rows.where(afterPosition(column, id, type, order, at.position)) as Q;
+    let pageRows: AnySelect = spec
+      .select(rows)
+      .select([sortText(column).as("sortValue"), sql.ref<string>(id).as("cursorId")])
+      .$if(windowed, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+      .orderBy(sql.ref(column), order)
+      .orderBy(sql.ref(id), order)
+      .limit(at.limit)
+      .offset(at.offset);
+    if (spec.complete) {
+      const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
+      pageRows = spec.complete(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
+    }
+    return pageRows;
+  };
+  const at: PageAt = { limit: limit + 1, offset: position ? 0 : offsetOf(page, limit), position };
+  const found = (
+    spec.prepared && spec.shape !== undefined
+      ? await runCompiledPage(
+          db,
+          [spec.shape, column, order, windowed, byIds, position !== undefined].join("\u0000"),
+          pageQuery,
+          at,
+        )
+      : await run(pageQuery(at))
+  ) as (Row & PageKeys)[];
   if (windowed) {
     total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
   }
