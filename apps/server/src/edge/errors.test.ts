@@ -1,3 +1,4 @@
+import { serviceBusy, tooManyRequests } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { describeError } from "./errors.js";
@@ -34,5 +35,15 @@ describe("describeError: database failures", () => {
     const described = describeError(failed(cause));
     expect(described.status).toBe(500);
     expect(described.retryAfter).toBeUndefined();
+  });
+});
+
+describe("describeError: the service's own refusals", () => {
+  const refusals: [string, TRPCError, number, number][] = [
+    ["too much of a caller's work queued", tooManyRequests("You already have 3 imports", 30), 429, 30],
+    ["too many calls waiting for costly work", serviceBusy("Too many modpack checks are waiting", 2), 503, 2],
+  ];
+  it.each(refusals)("answers %s with its status and Retry-After", (_label, error, status, retryAfter) => {
+    expect(describeError(error)).toMatchObject({ status, retryAfter });
   });
 });
