@@ -91,13 +91,33 @@ function toPackMod<T extends { platformModIds: string[]; modIdsB41: string[] | n
   return { ...mod, buildModIds: buildModIdsOf({ platformModIds: row.platformModIds, modIdsB41, modIdsB42 }) };
 }
 
+/**
+ * Whether an id is in a list: a search of the list when it is short (most mods name one to three
+ * in-game ids, and searching a few beats building a Set for each mod of a large modpack), a Set when
+ * it is long.
+ */
+export function idLookup(ids: readonly string[]): (id: string) => boolean {
+  if (ids.length <= 8) return (id) => ids.includes(id);
+  const set = new Set(ids);
+  return (id) => set.has(id);
+}
+
+/** The ids of a list, each once, in the order of their first appearance (the list itself when it repeats none). */
+export function distinctIds(ids: readonly string[]): readonly string[] {
+  if (ids.length <= 1) return ids;
+  if (ids.length > 8) return [...new Set(ids)];
+  return ids.every((id, index) => ids.indexOf(id) === index)
+    ? ids
+    : ids.filter((id, index) => ids.indexOf(id) === index);
+}
+
 /** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
 export function writtenIdsOf(mod: PackMod, configuration: ExportConfiguration, version: GameVersion) {
   const config = configuration.modConfig[mod.id];
-  const selected = new Set(config?.selectedPlatformModIds ?? mod.platformModIds);
+  const selected = idLookup(config?.selectedPlatformModIds ?? mod.platformModIds);
   const versionIds = idsForBuild(mod, version);
   const custom = config?.customPlatformModIds ?? [];
-  return { versionIds, selected: versionIds.filter((id) => selected.has(id)), custom };
+  return { versionIds, selected: versionIds.filter(selected), custom };
 }
 
 /**
@@ -145,11 +165,11 @@ export function applyConfiguration(active: PackMod[], saved: SavedConfiguration)
   const modConfig: ExportConfiguration["modConfig"] = {};
   for (const mod of ordered) {
     const selection = saved && Object.hasOwn(saved.modConfig, mod.id) ? saved.modConfig[mod.id] : undefined;
-    const own = new Set(mod.platformModIds);
     const custom = selection?.customPlatformModIds ?? [];
+    const own = selection ? idLookup(mod.platformModIds) : undefined;
     modConfig[mod.id] = {
-      selectedPlatformModIds: selection
-        ? [...new Set(selection.selectedPlatformModIds)].filter((id) => own.has(id))
+      selectedPlatformModIds: own
+        ? distinctIds(selection?.selectedPlatformModIds ?? []).filter(own)
         : [...mod.platformModIds],
       ...(custom.length > 0 ? { customPlatformModIds: [...custom] } : {}),
     };

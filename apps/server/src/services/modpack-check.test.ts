@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyConfiguration, type PackMod } from "./exports.js";
+import { applyConfiguration, distinctIds, idLookup, type PackMod } from "./exports.js";
 import { buildsOfTags, checkModpack, headerLines } from "./modpack-check.js";
 
 function mod(name: string, overrides: Partial<PackMod> = {}): PackMod {
@@ -17,6 +17,23 @@ function mod(name: string, overrides: Partial<PackMod> = {}): PackMod {
 }
 
 const idOf = (name: string) => mod(name).id;
+
+describe("distinctIds and idLookup", () => {
+  const many = Array.from({ length: 12 }, (_, index) => `id${index % 9}`);
+  const cases: [string, string[], string[]][] = [
+    ["none", [], []],
+    ["one", ["Brita"], ["Brita"]],
+    ["a few, none repeated", ["a", "b", "c"], ["a", "b", "c"]],
+    ["a few, repeated", ["b", "a", "b", "c", "a"], ["b", "a", "c"]],
+    ["many, repeated", many, Array.from({ length: 9 }, (_, index) => `id${index}`)],
+  ];
+  it.each(cases)("keeps each id once, first come first, of %s", (_label, ids, distinct) => {
+    expect(distinctIds(ids)).toEqual(distinct);
+    const has = idLookup(ids);
+    for (const id of ids) expect(has(id)).toBe(true);
+    expect(has("absent")).toBe(false);
+  });
+});
 
 describe("buildsOfTags", () => {
   const cases: [string[], string[]][] = [

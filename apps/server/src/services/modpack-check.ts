@@ -11,6 +11,7 @@ import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import {
   applyConfiguration,
+  distinctIds,
   type EffectiveConfiguration,
   loadEffectiveConfiguration,
   loadModpackMods,
@@ -33,14 +34,19 @@ export interface CheckInput {
   knownTitles?: ReadonlyMap<string, string>;
 }
 
+const NO_BUILDS: ReadonlySet<string> = new Set();
+
 /** The game builds a mod's workshop tags name (`41`, `42`), empty when none do. */
-export function buildsOfTags(tags: string[]): Set<string> {
-  const builds = new Set<string>();
+export function buildsOfTags(tags: string[]): ReadonlySet<string> {
+  let builds: Set<string> | undefined;
   for (const tag of tags) {
     const match = BUILD_TAG.exec(tag.trim());
-    if (match?.[1]) builds.add(match[1]);
+    if (match?.[1]) {
+      builds ??= new Set<string>();
+      builds.add(match[1]);
+    }
   }
-  return builds;
+  return builds ?? NO_BUILDS;
 }
 
 function label(mod: PackMod): string {
@@ -151,13 +157,14 @@ function stableOrder(size: number, requires: number[][], groups: number[][]): nu
   const first = groups.map((group) => group[0]!);
   const groupAt = new Map(first.map((position, id) => [position, id]));
   const waiting = new Array<number>(groups.length).fill(0);
-  const dependents: Set<number>[] = groups.map(() => new Set());
+  // Most groups are required by none: their sets are made only when needed.
+  const dependents: (Set<number> | undefined)[] = new Array(groups.length);
   for (let node = 0; node < size; node++) {
     for (const required of requires[node] ?? []) {
       const from = groupOf[required]!;
       const to = groupOf[node]!;
-      if (from === to || dependents[from]!.has(to)) continue;
-      dependents[from]!.add(to);
+      if (from === to || dependents[from]?.has(to)) continue;
+      (dependents[from] ??= new Set()).add(to);
       waiting[to]! += 1;
     }
   }
@@ -169,7 +176,7 @@ function stableOrder(size: number, requires: number[][], groups: number[][]): nu
   while (ready.size > 0) {
     const id = groupAt.get(ready.pop())!;
     order.push(...groups[id]!);
-    for (const next of dependents[id]!) {
+    for (const next of dependents[id] ?? []) {
       waiting[next]! -= 1;
       if (waiting[next] === 0) ready.push(first[next]!);
     }
@@ -216,7 +223,9 @@ export function checkModpack(input: CheckInput): ModpackCheck {
         ...about(mod),
       });
     }
-    for (const id of new Set([...written.selected, ...written.custom])) {
+    for (const id of distinctIds(
+      written.custom.length > 0 ? [...written.selected, ...written.custom] : written.selected,
+    )) {
       const holders = providers.get(id) ?? [];
       holders.push(position);
       providers.set(id, holders);
@@ -233,7 +242,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
       });
     }
 
-    for (const required of new Set(mod.requiredWorkshopIds)) {
+    for (const required of distinctIds(mod.requiredWorkshopIds)) {
       const provider = positionOf.get(required);
       if (provider === undefined) {
         const title = input.knownTitles?.get(required);
