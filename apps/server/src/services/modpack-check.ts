@@ -164,7 +164,9 @@ function stableOrder(size: number, requires: number[][], groups: number[][]): nu
       const from = groupOf[required]!;
       const to = groupOf[node]!;
       if (from === to || dependents[from]?.has(to)) continue;
-      (dependents[from] ??= new Set()).add(to);
+      const set = dependents[from] ?? new Set<number>();
+      set.add(to);
+      dependents[from] = set;
       waiting[to]! += 1;
     }
   }
