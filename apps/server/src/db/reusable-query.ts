@@ -14,26 +14,48 @@ export function reusableQuery<R>(
   placeholders: string[],
   build: (db: Db, ...args: string[]) => Compilable<R>,
 ): (db: Db, ...args: string[]) => Promise<R[]> {
-  const compiled = new WeakMap<Db, { query: CompiledQuery<R>; positions: number[][] }>();
+  const compiled = new WeakMap<Db, SlottedQuery<R>>();
   const compile = (db: Db) => {
-    const query = build(db, ...placeholders).compile();
-    nameStatement(query.sql);
-    const positions = placeholders.map((placeholder) =>
-      query.parameters.flatMap((parameter, index) => (parameter === placeholder ? [index] : [])),
-    );
-    if (positions.some((found) => found.length === 0)) throw new Error("a placeholder is not a parameter of its query");
-    const entry = { query, positions };
-    compiled.set(db, entry);
-    return entry;
+    const slotted = slotQuery(build(db, ...placeholders).compile(), placeholders);
+    if (slotted.positions.some((found) => found.length === 0)) {
+      throw new Error("a placeholder is not a parameter of its query");
+    }
+    compiled.set(db, slotted);
+    return slotted;
   };
-  return async (db, ...args) => {
-    const { query, positions } = compiled.get(db) ?? compile(db);
-    const parameters = query.parameters.slice();
-    positions.forEach((found, i) => {
-      for (const index of found) parameters[index] = args[i];
-    });
-    return (await db.executeQuery<R>({ ...query, parameters })).rows;
-  };
+  return (db, ...args) => executeSlotted(db, compiled.get(db) ?? compile(db), args);
+}
+
+/** A compiled statement of fixed shape and the parameter positions where each call's values go. */
+export interface SlottedQuery<R> {
+  query: CompiledQuery<R>;
+  /** For each slot, the indexes of the parameters holding its placeholder (none when unused). */
+  positions: number[][];
+}
+
+/**
+ * Marks where a statement compiled with `placeholders` takes its values (each placeholder a value no
+ * other parameter has), and names it as a prepared statement (see prepared-statements.ts).
+ */
+export function slotQuery<R>(query: CompiledQuery<R>, placeholders: readonly unknown[]): SlottedQuery<R> {
+  nameStatement(query.sql);
+  const positions = placeholders.map((placeholder) =>
+    query.parameters.flatMap((parameter, index) => (parameter === placeholder ? [index] : [])),
+  );
+  return { query, positions };
+}
+
+/** Sends a slotted statement with `values` at its slots' parameters. */
+export async function executeSlotted<R>(
+  db: Db,
+  { query, positions }: SlottedQuery<R>,
+  values: readonly unknown[],
+): Promise<R[]> {
+  const parameters = query.parameters.slice();
+  positions.forEach((found, slot) => {
+    for (const index of found) parameters[index] = values[slot];
+  });
+  return (await db.executeQuery<R>({ ...query, parameters })).rows;
 }
 
 /**

@@ -3,8 +3,7 @@ import { badRequest, MAX_PAGE_DEPTH, type Paged, type Pagination } from "@modpac
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
-import { nameStatement } from "../db/prepared-statements.js";
-import { executeNamed } from "../db/reusable-query.js";
+import { executeNamed, executeSlotted, type SlottedQuery, slotQuery } from "../db/reusable-query.js";
 import type { Database } from "../db/schema.js";
 
 /** `%` and `_` in user text match themselves in ILIKE patterns. */
@@ -268,16 +267,10 @@ interface PageAt {
 }
 
 /** Values no request has, built into a page statement where its limit, offset and position go. */
-const SLOTS = { limit: -1_000_001, offset: -1_000_002, value: "\u0000position value", id: "\u0000position id" };
-
-interface CompiledPage {
-  query: CompiledQuery;
-  /** The parameter indexes of each slot. */
-  at: { limit: number[]; offset: number[]; value: number[]; id: number[] };
-}
+const SLOTS = [-1_000_001, -1_000_002, "\u0000position value", "\u0000position id"] as const;
 
 /** Page statements of lists with a `shape`, compiled once per shape, sort and kind of page. */
-const compiledPages = new WeakMap<Db, LRUCache<string, CompiledPage>>();
+const compiledPages = new WeakMap<Db, LRUCache<string, SlottedQuery<unknown>>>();
 
 /**
  * Runs the page statement `build` makes, compiled once for `key` (see ListCommon.shape) with the
@@ -287,39 +280,21 @@ const compiledPages = new WeakMap<Db, LRUCache<string, CompiledPage>>();
 async function runCompiledPage(db: Db, key: string, build: (at: PageAt) => AnySelect, at: PageAt) {
   let compiled = compiledPages.get(db);
   if (!compiled) {
-    compiled = new LRUCache<string, CompiledPage>({ max: 200 });
+    compiled = new LRUCache<string, SlottedQuery<unknown>>({ max: 200 });
     compiledPages.set(db, compiled);
   }
   let entry = compiled.get(key);
   if (!entry) {
-    const query = build({
-      limit: SLOTS.limit,
-      offset: SLOTS.offset,
-      position: at.position && { value: SLOTS.value, id: SLOTS.id },
-    }).compile();
-    const indexesOf = (slot: unknown) =>
-      query.parameters.flatMap((parameter, index) => (parameter === slot ? [index] : []));
-    entry = {
-      query,
-      at: {
-        limit: indexesOf(SLOTS.limit),
-        offset: indexesOf(SLOTS.offset),
-        value: indexesOf(SLOTS.value),
-        id: indexesOf(SLOTS.id),
-      },
-    };
-    if (entry.at.limit.length === 0 || entry.at.offset.length === 0 || (at.position && entry.at.id.length === 0)) {
+    const [limit, offset, value, id] = SLOTS;
+    const query = build({ limit, offset, position: at.position && { value, id } }).compile();
+    entry = slotQuery(query, SLOTS);
+    const [limitAt, offsetAt, , idAt] = entry.positions;
+    if (!limitAt?.length || !offsetAt?.length || (at.position && !idAt?.length)) {
       throw new Error("a page statement does not take its limit, offset or position as parameters");
     }
-    nameStatement(query.sql);
     compiled.set(key, entry);
   }
-  const parameters = entry.query.parameters.slice();
-  for (const index of entry.at.limit) parameters[index] = at.limit;
-  for (const index of entry.at.offset) parameters[index] = at.offset;
-  for (const index of entry.at.value) parameters[index] = at.position?.value;
-  for (const index of entry.at.id) parameters[index] = at.position?.id;
-  return (await db.executeQuery({ ...entry.query, parameters })).rows;
+  return executeSlotted(db, entry, [at.limit, at.offset, at.position?.value, at.position?.id]);
 }
 
 /**
