@@ -26,6 +26,7 @@ import path from "node:path";
 import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
 import { openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
+import { nodeFlags } from "@modpack/server/node-flags";
 import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import type pg from "pg";
 import { type Capture, captureSql, describeCapture, type Steps } from "./capture.js";
@@ -225,8 +226,8 @@ try {
     },
     [
       ...(heapDiagnostics ? ["--expose-gc"] : []),
-      // The service's own start script caps V8's young generation the same way.
-      ...(env.BENCH_SERVICE_NODE_FLAGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean),
+      // The node flags of the service's own start script, unless the run tries others.
+      ...(env.BENCH_SERVICE_NODE_FLAGS?.split(" ").filter(Boolean) ?? nodeFlags),
     ],
   );
   if (!skip.has("baseline")) {

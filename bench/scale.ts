@@ -19,6 +19,7 @@ import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
 import { createSessionStore } from "@modpack/server/auth/sessions";
 import { openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
+import { nodeFlags } from "@modpack/server/node-flags";
 import { startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import pg from "pg";
 import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
@@ -142,7 +143,7 @@ try {
       // One client sends every request: the rate limits would answer most rows with 429.
       RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE ?? "1000000000",
     },
-    ["--max-semi-space-size=4"],
+    [...nodeFlags],
   );
   const base = `http://127.0.0.1:${service.port}`;
   const explainer = new pg.Client({ connectionString: databaseUrl });

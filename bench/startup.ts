@@ -11,13 +11,14 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { nodeFlags } from "@modpack/server/node-flags";
 import pg from "pg";
 import { databaseUrlOf } from "./databases.js";
 import { buildServer, cpuMsOf, memoryOf, repoRoot } from "./processes.js";
 
 export const serverEntry = path.join(repoRoot, "apps/server/dist/main.js");
-/** The node flags of `pnpm start` (apps/server/package.json). */
-export const startFlags = ["--liftoff-only", "--max-semi-space-size=4"];
+/** The node flags of `pnpm start` (apps/server/package.json); `BENCH_START_FLAGS` tries others. */
+export const startFlags = process.env.BENCH_START_FLAGS?.split(" ").filter(Boolean) ?? [...nodeFlags];
 
 export interface StartFigures {
   /** From spawn to the first 200 on /health. */

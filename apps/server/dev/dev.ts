@@ -16,6 +16,7 @@ import { seedDemo } from "../src/cli/seed.js";
 import { ConfigError, envFiles, loadConfig, readEnvFiles } from "../src/config.js";
 import { DatabaseInUseError, openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
+import { nodeFlags } from "../src/node-flags.js";
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
@@ -79,7 +80,7 @@ async function seedIfEmpty(): Promise<void> {
  * took most of a restart's time.
  */
 function startServer(workshopApiUrl: string): ChildProcess {
-  const args = [tsxCli, "watch", "--liftoff-only", "--max-semi-space-size=4", "--conditions=@modpack/source"];
+  const args = [tsxCli, "watch", ...nodeFlags, "--conditions=@modpack/source"];
   const child = spawn(process.execPath, [...args, "src/main.ts"], {
     cwd: serverRoot,
     detached: true,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeFlags } from "../../src/node-flags.js";
 import { freePort } from "./net.js";
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -17,7 +18,7 @@ export interface ServiceProcess {
 }
 
 /** What `pnpm start` runs (apps/server/package.json): the built server with its node flags. */
-export const builtEntry = ["--liftoff-only", "--max-semi-space-size=4", "dist/main.js"];
+export const builtEntry = [...nodeFlags, "dist/main.js"];
 
 /**
  * The real entry point in a child process on a free port, once it is ready: its start-up log line,
