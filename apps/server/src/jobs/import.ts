@@ -65,12 +65,7 @@ async function storeBatch(
   const store = (database: Db, batch: WorkshopItem[]) =>
     database.transaction().execute(async (inner) => {
       const rows = await upsertWorkshopItems(inner, batch);
-      await linkMods(
-        inner,
-        target.modpackId,
-        rows.map((row) => row.id),
-        target.requestedBy,
-      );
+      await linkMods(inner, target.modpackId, rows, target.requestedBy);
       await inner
         .updateTable("imports")
         .set({ itemsDone: progress.done, itemsTotal: progress.total })
@@ -243,12 +238,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
   // The items the imported ones require, transitively: the same path as adding a mod. They count as
   // imported whether or not the modpack had them, so a retried import counts exactly the same.
   const requirements = await findRequirements(db, workshop, importedRows, new Set(queue));
-  await linkMods(
-    db,
-    modpackId,
-    requirements.mods.map((row) => row.id),
-    requestedBy,
-  );
+  await linkMods(db, modpackId, requirements.mods, requestedBy);
   for (const row of requirements.mods) imported.add(row.workshopId);
   failures.push(...requirements.failures);
   const total = queue.length + requirements.mods.length + requirements.failures.length;

@@ -144,10 +144,18 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): 
       });
       await upsertWorkshopItems(db, refreshed);
       if (removed.length > 0) {
+        // The rows locked first, in the catalogue's lock order (see inLockOrder).
         await db
           .updateTable("mods")
           .set({ isActive: false, updatedAt: sql<Date>`now()` })
-          .where("id", "in", removed)
+          .where("id", "in", (eb) =>
+            eb
+              .selectFrom("mods")
+              .select("id")
+              .where("id", "in", removed)
+              .orderBy(sql`workshop_id collate "C"`)
+              .forNoKeyUpdate(),
+          )
           .execute();
       }
       checked += batch.length;

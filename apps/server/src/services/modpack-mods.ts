@@ -3,7 +3,7 @@ import { type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import type { WorkshopClient } from "../workshop/client.js";
-import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
+import { inLockOrder, modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
 import { type AnySelect, listPage } from "./paging.js";
 import { findRequirements } from "./requirements.js";
 
@@ -34,20 +34,28 @@ function toLink(row: LinkRow): Omit<ModpackModLink, "created" | "dependenciesAdd
 /**
  * Links mods to a modpack in one statement, in the given order (each a microsecond after the one
  * before, so the default load order follows it); an active link is left alone and a removed one
- * comes back, added by `addedBy`. Answers the links this created or reactivated. The one way links
- * are made, by adding a mod and by an import alike.
+ * comes back, added by `addedBy`. Answers the links this created or reactivated, in the given
+ * order. The one way links are made, by adding a mod and by an import alike. The rows are written
+ * in the catalogue's lock order (`inLockOrder`), as each reads its mod `for share`.
  */
 export async function linkMods(
   db: Db,
   modpackId: string,
-  modIds: string[],
+  mods: Pick<ModRow, "id" | "workshopId">[],
   addedBy: string,
 ): Promise<{ id: string; modpackId: string; modId: string; isActive: boolean; createdAt: Date }[]> {
-  if (modIds.length === 0) return [];
+  const position = new Map<string, number>();
+  const distinct: (Pick<ModRow, "id" | "workshopId"> & { index: number })[] = [];
+  for (const mod of mods) {
+    if (position.has(mod.id)) continue;
+    position.set(mod.id, distinct.length);
+    distinct.push({ id: mod.id, workshopId: mod.workshopId, index: distinct.length });
+  }
+  if (distinct.length === 0) return [];
   const at = (index: number) => sql<Date>`now() + ${index}::int * interval '1 microsecond'`;
-  return db
+  const links = await db
     .insertInto("modpackMods")
-    .values([...new Set(modIds)].map((modId, index) => ({ modpackId, modId, addedBy, addedAt: at(index) })))
+    .values(inLockOrder(distinct).map((mod) => ({ modpackId, modId: mod.id, addedBy, addedAt: at(mod.index) })))
     .onConflict((conflict) =>
       conflict
         .columns(["modpackId", "modId"])
@@ -61,6 +69,7 @@ export async function linkMods(
     )
     .returning(["id", "modpackId", "modId", "isActive", "createdAt"])
     .execute();
+  return links.sort((a, b) => (position.get(a.modId) ?? 0) - (position.get(b.modId) ?? 0));
 }
 
 /**
@@ -139,12 +148,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         // (they go to the end of the load order). Active links are left alone and nothing comes
         // back for them, so of two concurrent adds only one reports `created`: the other waits on
         // the row and then finds it active.
-        const linked = await linkMods(
-          trx,
-          modpack.id,
-          [...requirements.mods.map((required) => required.id), mod.id],
-          caller.userId,
-        );
+        const linked = await linkMods(trx, modpack.id, [...requirements.mods, mod], caller.userId);
         const dependenciesAdded = linked
           .filter((link) => link.modId !== mod.id)
           .map((link) => ({ ...toLink(link), workshopId: workshopIdOf.get(link.modId) ?? "" }));

@@ -373,6 +373,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
           .expression((eb) =>
             eb
               .selectFrom("modpackMods")
+              .innerJoin("mods", "mods.id", "modpackMods.modId")
               .select([
                 sql<string>`${copy.id}::uuid`.as("modpackId"),
                 "modpackMods.modId",
@@ -381,7 +382,9 @@ export function modpacksService(db: Db): Services["modpacks"] {
                 "modpackMods.addedAt",
               ])
               .where("modpackMods.modpackId", "=", modpack.id)
-              .where("modpackMods.isActive", "=", true),
+              .where("modpackMods.isActive", "=", true)
+              // Each new link reads its mod `for share`: in the catalogue's lock order (see inLockOrder).
+              .orderBy(sql`mods.workshop_id collate "C"`),
           )
           .returning("modId")
           .execute();

@@ -39,6 +39,17 @@ export function toMod(row: ModRow): Mod {
   };
 }
 
+/**
+ * The one order in which writers lock several catalogue rows: by workshop id, compared as plain
+ * characters (`collate "C"` in SQL). A catalogue upsert locks each existing row it refreshes, and a
+ * link insert reads each linked mod `for share` (migration 0011); taken in opposite orders by two
+ * transactions, the same two mods would deadlock them. So an upsert's rows, a link insert's rows,
+ * a modpack's copied links and the mod update's deactivations all go in this order.
+ */
+export function inLockOrder<T extends { workshopId: string }>(items: Iterable<T>): T[] {
+  return [...items].sort((a, b) => (a.workshopId < b.workshopId ? -1 : a.workshopId > b.workshopId ? 1 : 0));
+}
+
 /** A catalogue row with the `xmax = 0` flag of an upsert: true when the statement inserted it. */
 type UpsertedRow = ModRow & { inserted: boolean };
 
@@ -49,7 +60,7 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
   const rows = await db
     .insertInto("mods")
     .values(
-      [...byId.values()].map((item) => ({
+      inLockOrder(byId.values()).map((item) => ({
         workshopId: item.workshopId,
         name: item.title,
         description: item.description,
@@ -85,12 +96,14 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
     .returningAll()
     .returning(sql<boolean>`(xmax = 0)`.as("inserted"))
     .execute();
-  return rows;
+  const order = new Map([...byId.keys()].map((workshopId, index) => [workshopId, index]));
+  return rows.sort((a, b) => (order.get(a.workshopId) ?? 0) - (order.get(b.workshopId) ?? 0));
 }
 
 /**
  * Adds workshop items to the catalogue or refreshes the ones already there, in one statement
- * (duplicates in the input count once, the last one winning). Answers the rows in no fixed order.
+ * (duplicates in the input count once, the last one winning). Answers the rows in the items' order
+ * (a duplicate at its first place), whatever order the statement wrote them in.
  */
 export async function upsertWorkshopItems(db: Db, items: WorkshopItem[]): Promise<ModRow[]> {
   const rows = await upsertRows(db, items);
