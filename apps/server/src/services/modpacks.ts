@@ -247,14 +247,16 @@ export async function authorizeModpack(
 }
 
 export function modpacksService(db: Db): Services["modpacks"] {
+  // The modpacks anyone may read (the partial indexes on public, active modpacks): the same for
+  // every request, and query builders never change, so it is built once.
+  const publicModpacks = db.selectFrom("modpacks").where(readableBy(null));
   return {
     authorize(caller, id, need) {
       return authorizeModpack(db, caller, id, need);
     },
 
     listPublic(input) {
-      // The modpacks anyone may read (the partial indexes on public, active modpacks).
-      return listModpacks(db, "modpacks.public", db.selectFrom("modpacks").where(readableBy(null)), input, "estimate");
+      return listModpacks(db, "modpacks.public", publicModpacks, input, "estimate");
     },
 
     listMine(caller, input) {
