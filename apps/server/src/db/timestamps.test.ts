@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { parseIsoTimestamptz } from "./timestamps.js";
+import { isoString, parseIsoTimestamptz } from "./timestamps.js";
 
 describe("parseIsoTimestamptz", () => {
   const read: [string, string][] = [
@@ -51,5 +52,45 @@ describe("parseIsoTimestamptz", () => {
   it("agrees with pg's own parser on the forms it reads", () => {
     const pgParse = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
     for (const [text] of read) expect(parseIsoTimestamptz(text)?.getTime()).toBe(pgParse(text).getTime());
+  });
+});
+
+describe("isoString", () => {
+  const written: [string, number][] = [
+    ["the epoch", 0],
+    ["a millisecond before the epoch", -1],
+    ["a time of day with every field", Date.UTC(2026, 10, 22, 21, 6, 47, 713)],
+    ["milliseconds of one digit", Date.UTC(2026, 10, 22, 21, 6, 47, 9)],
+    ["milliseconds of two digits", Date.UTC(2026, 10, 22, 21, 6, 47, 99)],
+    ["the last millisecond of a day", Date.UTC(2026, 11, 31, 23, 59, 59, 999)],
+    ["a leap day", Date.UTC(2024, 1, 29, 12)],
+    ["a leap day of a year divisible by 400", Date.UTC(2000, 1, 29)],
+    ["the day after February of a century year", Date.UTC(1900, 2, 1)],
+    ["the last day of February", Date.UTC(2026, 1, 28, 23, 59, 59, 999)],
+    ["the first of March", Date.UTC(2026, 2, 1)],
+    ["a date before 1970", Date.UTC(1883, 10, 18, 19, 52, 58)],
+    ["the first four-digit year", Date.UTC(1000, 0, 1)],
+    ["the last four-digit millisecond", Date.UTC(10000, 0, 1) - 1],
+    ["a year before 1000, left to toISOString", Date.UTC(999, 11, 31, 23, 59, 59, 999)],
+    ["a five-digit year, left to toISOString", Date.UTC(10000, 0, 1)],
+    ["a year before the common era, left to toISOString", Date.UTC(-44, 2, 15)],
+  ];
+  it.each(written)("writes %s as toISOString does", (_name, time) => {
+    const date = new Date(time);
+    expect(isoString(date)).toBe(date.toISOString());
+  });
+
+  it("throws toISOString's RangeError for an invalid date", () => {
+    expect(() => isoString(new Date(Number.NaN))).toThrow(RangeError);
+  });
+
+  it("agrees with toISOString on any time from year 1 to 9999 and beyond", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1, 0, 1), max: Date.UTC(12000, 0, 1) }), (time) => {
+        const date = new Date(time);
+        expect(isoString(date)).toBe(date.toISOString());
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });

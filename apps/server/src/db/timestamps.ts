@@ -71,3 +71,42 @@ export function parseIsoTimestamptz(text: string): Date | undefined {
   if (index !== text.length) return undefined;
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second, milliseconds) - sign * offsetSeconds * 1000);
 }
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, "0"));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, "0"));
+const DAY_MS = 86_400_000;
+/** The first and last milliseconds of years 1000 to 9999, the years written with four digits. */
+const FOUR_DIGIT_YEARS = [Date.UTC(1000, 0, 1), Date.UTC(10000, 0, 1) - 1] as const;
+
+/**
+ * A Date as `Date.prototype.toISOString` writes it (`2026-11-22T21:06:47.713Z`), computed from its
+ * time value with integer arithmetic: V8's own took about three times as long, and every answer
+ * carries two or more per row. Years outside 1000 to 9999 (six-digit years) and invalid dates
+ * (a RangeError) are left to `toISOString`.
+ */
+export function isoString(date: Date): string {
+  const time = date.getTime();
+  if (!(time >= FOUR_DIGIT_YEARS[0] && time <= FOUR_DIGIT_YEARS[1])) return date.toISOString();
+  const days = Math.floor(time / DAY_MS);
+  let rest = time - days * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const milliseconds = rest - seconds * 1000;
+  // The proleptic Gregorian date of a day count from 1970-01-01, in 400-year eras of 146,097 days
+  // that start on March 1st (so a leap day falls at the end of its year).
+  const fromEra = days + 719_468;
+  const era = Math.floor(fromEra / 146_097);
+  const dayOfEra = fromEra - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[milliseconds]}Z`;
+}

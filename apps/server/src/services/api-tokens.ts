@@ -1,5 +1,6 @@
 import { conflict, notFound, type Services } from "@modpack/contract";
 import type { Db } from "../db/database.js";
+import { isoString } from "../db/timestamps.js";
 import { listPage } from "./paging.js";
 import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 
@@ -51,8 +52,8 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         id: row.id,
         name: input.name,
         token,
-        createdAt: row.createdAt.toISOString(),
-        expiresAt: expiresAt.toISOString(),
+        createdAt: isoString(row.createdAt),
+        expiresAt: isoString(expiresAt),
         lastUsedAt: null,
       };
     },
@@ -73,9 +74,9 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         toItem: (row) => ({
           id: row.id,
           name: row.name,
-          createdAt: row.createdAt.toISOString(),
-          expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
-          lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+          createdAt: isoString(row.createdAt),
+          expiresAt: isoString(row.expiresAt ?? row.createdAt),
+          lastUsedAt: row.lastUsedAt ? isoString(row.lastUsedAt) : null,
         }),
       });
     },

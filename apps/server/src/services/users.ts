@@ -1,6 +1,7 @@
 import { notFound, type Services, type User } from "@modpack/contract";
 import type { Db } from "../db/database.js";
 import type { UserRow } from "../db/schema.js";
+import { isoString } from "../db/timestamps.js";
 
 export function toUser(row: UserRow): User {
   return { id: row.id, name: row.name, email: row.email ?? "", role: row.role, image: row.image ?? "" };
@@ -16,7 +17,7 @@ export function sessionService(db: Db): Services["session"] {
         session: {
           id: caller.sessionId ?? caller.tokenId ?? "",
           userId: caller.userId,
-          expiresAt: caller.expiresAt.toISOString(),
+          expiresAt: isoString(caller.expiresAt),
         },
         user: toUser(user),
       };
