@@ -53,6 +53,39 @@ describe("parseIsoTimestamptz", () => {
     const pgParse = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
     for (const [text] of read) expect(parseIsoTimestamptz(text)?.getTime()).toBe(pgParse(text).getTime());
   });
+
+  it("agrees with pg's own parser on any time of years 1000 to 9999, any fraction and offset", () => {
+    const pgParse = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+    const two = (value: number) => String(value).padStart(2, "0");
+    const postgresText = fc
+      .record({
+        // A wall-clock time, written as Postgres writes it (its date and time fields, then the fraction and offset).
+        wall: fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(10000, 0, 1) - 1 }),
+        fraction: fc.stringMatching(/^(\.[0-9]{1,6})?$/),
+        offset: fc.record({
+          sign: fc.constantFrom("+", "-"),
+          hours: fc.integer({ min: 0, max: 15 }),
+          minutes: fc.option(fc.integer({ min: 0, max: 59 }), { nil: undefined }),
+          seconds: fc.option(fc.integer({ min: 0, max: 59 }), { nil: undefined }),
+        }),
+      })
+      .map(({ wall, fraction, offset }) => {
+        const date = new Date(wall);
+        const minutes = offset.minutes ?? (offset.seconds === undefined ? undefined : 0);
+        return (
+          `${String(date.getUTCFullYear())}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())} ` +
+          `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}${fraction}` +
+          `${offset.sign}${two(offset.hours)}${minutes === undefined ? "" : `:${two(minutes)}`}` +
+          `${offset.seconds === undefined ? "" : `:${two(offset.seconds)}`}`
+        );
+      });
+    fc.assert(
+      fc.property(postgresText, (text) => {
+        expect(parseIsoTimestamptz(text)?.getTime()).toBe(pgParse(text).getTime());
+      }),
+      { numRuns: 20_000 },
+    );
+  });
 });
 
 describe("isoString", () => {

@@ -1,3 +1,9 @@
+const DASH = 45;
+const PLUS = 43;
+const SPACE = 32;
+const COLON = 58;
+const DOT = 46;
+
 /** The value of the ASCII digit at `index`, or -1. */
 function digitAt(text: string, index: number): number {
   const value = text.charCodeAt(index) - 48;
@@ -19,7 +25,8 @@ function twoDigitsAt(text: string, index: number): number {
  * or after 9999, `infinity`) answers undefined, for the general parser.
  */
 export function parseIsoTimestamptz(text: string): Date | undefined {
-  if (text.length < 22) return undefined;
+  const length = text.length;
+  if (length < 22) return undefined;
   const century = twoDigitsAt(text, 0);
   const yearOfCentury = twoDigitsAt(text, 2);
   const year = century >= 10 && yearOfCentury >= 0 ? century * 100 + yearOfCentury : -1;
@@ -35,17 +42,17 @@ export function parseIsoTimestamptz(text: string): Date | undefined {
     hour < 0 ||
     minute < 0 ||
     second < 0 ||
-    text[4] !== "-" ||
-    text[7] !== "-" ||
-    text[10] !== " " ||
-    text[13] !== ":" ||
-    text[16] !== ":"
+    text.charCodeAt(4) !== DASH ||
+    text.charCodeAt(7) !== DASH ||
+    text.charCodeAt(10) !== SPACE ||
+    text.charCodeAt(13) !== COLON ||
+    text.charCodeAt(16) !== COLON
   ) {
     return undefined;
   }
   let index = 19;
   let milliseconds = 0;
-  if (text[index] === ".") {
+  if (text.charCodeAt(index) === DOT) {
     index += 1;
     let digits = 0;
     for (let value = digitAt(text, index); value >= 0; value = digitAt(text, index)) {
@@ -54,22 +61,39 @@ export function parseIsoTimestamptz(text: string): Date | undefined {
       index += 1;
     }
     if (digits === 0 || digits > 6) return undefined;
-    for (let padded = Math.min(digits, 3); padded < 3; padded += 1) milliseconds *= 10;
+    if (digits === 1) milliseconds *= 100;
+    else if (digits === 2) milliseconds *= 10;
   }
-  const sign = text[index] === "+" ? 1 : text[index] === "-" ? -1 : 0;
+  const signCode = text.charCodeAt(index);
+  const sign = signCode === PLUS ? 1 : signCode === DASH ? -1 : 0;
   const offsetHours = twoDigitsAt(text, index + 1);
   if (sign === 0 || offsetHours < 0) return undefined;
   index += 3;
   let offsetSeconds = offsetHours * 3600;
-  for (const unit of [60, 1]) {
-    if (index === text.length) break;
-    const value = text[index] === ":" ? twoDigitsAt(text, index + 1) : -1;
-    if (value < 0) return undefined;
-    offsetSeconds += value * unit;
+  // Then `:MM` and `:SS`, each optional after the one before.
+  if (index < length) {
+    const offsetMinutes = text.charCodeAt(index) === COLON ? twoDigitsAt(text, index + 1) : -1;
+    if (offsetMinutes < 0) return undefined;
+    offsetSeconds += offsetMinutes * 60;
     index += 3;
+    if (index < length) {
+      const extraSeconds = text.charCodeAt(index) === COLON ? twoDigitsAt(text, index + 1) : -1;
+      if (extraSeconds < 0) return undefined;
+      offsetSeconds += extraSeconds;
+      index += 3;
+    }
   }
-  if (index !== text.length) return undefined;
-  return new Date(Date.UTC(year, month - 1, day, hour, minute, second, milliseconds) - sign * offsetSeconds * 1000);
+  if (index !== length) return undefined;
+  // Days from 1970-01-01 of the proleptic Gregorian date, in 400-year eras that start on March 1st
+  // (as in isoString): Date.UTC took a third of the parse.
+  const yearFromMarch = month <= 2 ? year - 1 : year;
+  const era = Math.floor(yearFromMarch / 400);
+  const yearOfEra = yearFromMarch - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  const days = era * 146_097 + dayOfEra - 719_468;
+  const time = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milliseconds;
+  return new Date(time - sign * offsetSeconds * 1000);
 }
 
 const TWO_DIGITS = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, "0"));
