@@ -7,6 +7,7 @@
  * deadlock. Locking in one order, the second writer waits for the first and both complete. Postgres
  * only: the embedded database runs one statement at a time.
  */
+import type { Caller } from "@modpack/contract";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +17,7 @@ import { migrateToLatest } from "../src/db/migrate.js";
 import type { ModRow } from "../src/db/schema.js";
 import { runModUpdate } from "../src/jobs/mod-update.js";
 import { linkMods } from "../src/services/modpack-mods.js";
+import { modpacksService } from "../src/services/modpacks.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
 import type { WorkshopClient } from "../src/workshop/client.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
@@ -30,6 +32,8 @@ const C = "3200000003";
 const D = "3200000004";
 
 interface Writers {
+  /** Rows the writers need before they start. */
+  before?(db: Db, mods: Map<string, ModRow>): Promise<unknown>;
   /** The mods the first writer needs; the held one (`C`) is last in lock order. */
   first(db: Db, mods: Map<string, ModRow>): Promise<unknown>;
   /** The mods the second writer needs; the held one (`D`) is last in lock order. */
@@ -63,6 +67,14 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     await admin?.end();
     await handle?.close();
     await database?.drop();
+  });
+
+  const owner = (): Caller => ({
+    userId: ownerId,
+    role: "user",
+    sessionId: null,
+    tokenId: null,
+    expiresAt: new Date(Date.now() + 3_600_000),
   });
 
   /** A new modpack and the four mods in a new state, so each case starts from the same rows. */
@@ -146,10 +158,24 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
         second: (db, mods) => linkMods(db, modpackId, rows(mods, A, D, B), ownerId),
       },
     ],
+    [
+      "a modpack's copy and a catalogue refresh",
+      {
+        // The modpack holds B, C and A, linked in that order; its copy links the same mods.
+        before: (db, mods) => linkMods(db, modpackId, rows(mods, B, C, A), ownerId),
+        first: async (db) => {
+          const service = modpacksService(db);
+          const modpack = await service.authorize(owner(), modpackId, "read");
+          return service.duplicate(owner(), modpack, { id: modpackId });
+        },
+        second: (db) => upsertWorkshopItems(db, refreshed(A, D, B)),
+      },
+    ],
   ];
 
   it.each(cases)("%s, naming the same mods in opposite orders, both complete", async (_name, writers) => {
     const mods = await freshRows();
+    await writers.before?.(handle.db, mods);
     const heldC = await hold(C);
     const heldD = await hold(D);
     const first = writers.first(handle.db, mods);
