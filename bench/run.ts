@@ -8,7 +8,7 @@
  * DATABASE_POOL_SIZE (both servers, default 10), BENCH_DURATION (seconds per run, default 6),
  * BENCH_WARMUP (seconds, default 2), BENCH_CONNECTIONS (default 1,16,64), BENCH_ENDPOINTS (ids,
  * default all), BENCH_SKIP (comma list of: baseline, compare, import, serverfile, starts),
- * BENCH_SERVICE_NODE_FLAGS (extra node flags for the service child, e.g. V8 heap experiments),
+ * BENCH_SERVICE_NODE_FLAGS (the service child's node flags instead of `pnpm start`'s, e.g. V8 heap experiments),
  * BENCH_HEAP=1 (service runs with --expose-gc; heap before/after a full GC logged after each run),
  * BENCH_SEED_ONLY=1 (stop after seeding, SQL capture and EXPLAIN; with BENCH_KEEP_DB=1 for experiments),
  * BENCH_PROFILE=1 (CPU profile of the service over the load phase, summary printed; =both also the baseline; =alloc the service's allocations instead, per request; =alloc-both also the baseline's), BENCH_KEEP_DB=1 (keep the database),

@@ -1,11 +1,12 @@
 /**
  * Writers that lock several catalogue rows take them in one order (`inLockOrder`), so two of them
- * never deadlock on the same mods. Each case starts two writers whose inputs name the same mods in
- * opposite orders, while two other transactions hold one mod each that only one writer needs.
- * Locking in input order, each writer would take a mod the other needs next and then wait on a held
- * one; once those are released, each would wait on the other and Postgres would cancel one with a
- * deadlock. Locking in one order, the second writer waits for the first and both complete. Postgres
- * only: the embedded database runs one statement at a time.
+ * never deadlock on the same mods. Each case runs two writers that would take the same mods in
+ * opposite orders (by their inputs, or by the order a statement finds the rows in), while other
+ * transactions hold mods that only one of them needs: the first writer starts, takes what it can
+ * and waits on a held mod; then the second starts and waits too; then the held mods are released.
+ * Locking in their own orders, each writer would by then hold a mod the other needs next, and
+ * Postgres would cancel one with a deadlock. Locking in one order, the second writer waits for the
+ * first and both complete. Postgres only: the embedded database runs one statement at a time.
  */
 import type { Caller } from "@modpack/contract";
 import { sql } from "kysely";
@@ -16,10 +17,12 @@ import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import type { ModRow } from "../src/db/schema.js";
 import { runModUpdate } from "../src/jobs/mod-update.js";
+import { reparseBatch } from "../src/jobs/reparse.js";
 import { linkMods } from "../src/services/modpack-mods.js";
 import { modpacksService } from "../src/services/modpacks.js";
 import { upsertWorkshopItems } from "../src/services/mods.js";
 import type { WorkshopClient } from "../src/workshop/client.js";
+import { PARSER_VERSION } from "../src/workshop/description.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
 import { workshopItem } from "./support/workshop.js";
 
@@ -30,6 +33,14 @@ const A = "3200000001";
 const B = "3200000002";
 const C = "3200000003";
 const D = "3200000004";
+
+/** Ids in the other order from the workshop ids. */
+const REVERSED_IDS = new Map([
+  [A, "f0000000-0000-4000-8000-000000000000"],
+  [B, "c0000000-0000-4000-8000-000000000000"],
+  [C, "80000000-0000-4000-8000-000000000000"],
+  [D, "40000000-0000-4000-8000-000000000000"],
+]);
 
 interface Writers {
   /** Rows the writers need before they start. */
@@ -77,7 +88,12 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     expiresAt: new Date(Date.now() + 3_600_000),
   });
 
-  /** A new modpack and the four mods in a new state, so each case starts from the same rows. */
+  /**
+   * A new modpack and the four mods in a new state, so each case starts from the same rows. Their
+   * ids, and their rows' places in the table, run the other way from their workshop ids (D, C, B, A):
+   * a statement that locks rows in the order it finds them, by id or by a scan of the table, would
+   * take D first where the lock order takes A first.
+   */
   async function freshRows(): Promise<Map<string, ModRow>> {
     const db = handle.db;
     await db.deleteFrom("modpackMods").execute();
@@ -87,11 +103,15 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
       .values({ name: "Pack", description: null, avatarUrl: null, platformUrl: null, ownerId, metadata: "{}" })
       .returning("id")
       .executeTakeFirstOrThrow());
-    const inserted = await upsertWorkshopItems(
+    await upsertWorkshopItems(
       db,
       [A, B, C, D].map((id) => workshopItem(id)),
     );
-    return new Map(inserted.map((row) => [row.workshopId, row]));
+    for (const [workshopId, id] of [...REVERSED_IDS].reverse()) {
+      await db.updateTable("mods").set({ id }).where("workshopId", "=", workshopId).execute();
+    }
+    const rows = await db.selectFrom("mods").selectAll().execute();
+    return new Map(rows.map((row) => [row.workshopId, row]));
   }
 
   /** A transaction of its own holding `workshopId`'s row `for update` until `release` is called. */
@@ -161,8 +181,28 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     [
       "a modpack's copy and a catalogue refresh",
       {
-        // The modpack holds B, C and A, linked in that order; its copy links the same mods.
-        before: (db, mods) => linkMods(db, modpackId, rows(mods, B, C, A), ownerId),
+        // The modpack holds B, C and A: written, added and named in that order, so that a copy
+        // reading its links in any of those orders would take them out of lock order.
+        before: async (db, mods) => {
+          for (const [workshopId, name] of [
+            [B, "Alpha"],
+            [C, "Beta"],
+            [A, "Gamma"],
+          ] as const) {
+            await db.updateTable("mods").set({ name }).where("workshopId", "=", workshopId).execute();
+          }
+          await db
+            .insertInto("modpackMods")
+            .values(
+              rows(mods, B, C, A).map((mod, index) => ({
+                modpackId,
+                modId: mod.id,
+                addedBy: ownerId,
+                addedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, index)),
+              })),
+            )
+            .execute();
+        },
         first: async (db) => {
           const service = modpacksService(db);
           const modpack = await service.authorize(owner(), modpackId, "read");
@@ -178,9 +218,12 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     await writers.before?.(handle.db, mods);
     const heldC = await hold(C);
     const heldD = await hold(D);
+    // The first writer takes what it can and waits on C; only then does the second start.
     const first = writers.first(handle.db, mods);
-    const second = writers.second(handle.db, mods);
+    let second: Promise<unknown> | undefined;
     try {
+      await waitForLockWaits(1, [first]);
+      second = writers.second(handle.db, mods);
       await waitForLockWaits(2, [first, second]);
     } finally {
       await heldC.release();
@@ -209,10 +252,9 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     expect(order).toEqual([B, D, A, C].map((workshopId) => ({ workshopId, modName: `Renamed ${workshopId}` })));
   });
 
-  it("deactivates mods gone from the workshop while links to them are being made", async () => {
-    const mods = await freshRows();
-    const gone = new Set([A, B, D]);
-    const workshop = {
+  /** A workshop where the items `gone` are missing and the others unchanged. */
+  const workshopWithout = (gone: Set<string>) =>
+    ({
       async getItems(ids: string[]) {
         return ids.map((workshopId) =>
           gone.has(workshopId)
@@ -220,20 +262,62 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
             : { ok: true as const, item: workshopItem(workshopId) },
         );
       },
-    } as unknown as WorkshopClient;
+    }) as unknown as WorkshopClient;
+
+  interface JobCase {
+    /** Rows the job needs before it starts. */
+    before?(db: Db): Promise<unknown>;
+    run(db: Db): Promise<unknown>;
+    /** What the job left, once both writers completed. */
+    check(): Promise<void>;
+  }
+
+  const jobCases: [string, JobCase][] = [
+    [
+      "the mod update's deactivation of mods gone from the workshop",
+      {
+        run: (db) => runModUpdate({ db, workshop: workshopWithout(new Set([A, B, D])) }),
+        check: async () => {
+          const active = await sql<{ workshopId: string; isActive: boolean }>`
+            select workshop_id, is_active from mods order by workshop_id`.execute(handle.db);
+          expect(active.rows).toEqual([A, B, C, D].map((workshopId) => ({ workshopId, isActive: workshopId === C })));
+        },
+      },
+    ],
+    [
+      "the reparse of mods an older parser read",
+      {
+        before: (db) => db.updateTable("mods").set({ parserVersion: 0 }).where("workshopId", "in", [A, B, D]).execute(),
+        run: (db) => reparseBatch(db),
+        check: async () => {
+          const versions = await handle.db.selectFrom("mods").select("parserVersion").distinct().execute();
+          expect(versions).toEqual([{ parserVersion: PARSER_VERSION }]);
+        },
+      },
+    ],
+  ];
+
+  // The job needs A, B and D, which it would find in the order D, B, A; the link insert needs all
+  // four, and C is held. Locking as found, the job would hold D and wait on B, which the link insert
+  // holds, while the link insert, once C is released, would wait on D.
+  it.each(jobCases)("%s while links to the same mods are being made: both complete", async (_name, job) => {
+    const mods = await freshRows();
+    await job.before?.(handle.db);
     const heldC = await hold(C);
-    const linking = linkMods(handle.db, modpackId, rows(mods, B, C, A), ownerId);
-    await waitForLockWaits(1, [linking]);
-    const updating = runModUpdate({ db: handle.db, workshop });
-    await waitForLockWaits(2, [linking, updating]);
-    await heldC.release();
-    const outcomes = await Promise.allSettled([linking, updating]);
+    const linking = linkMods(handle.db, modpackId, rows(mods, A, B, C, D), ownerId);
+    let running: Promise<unknown> | undefined;
+    try {
+      await waitForLockWaits(1, [linking]);
+      running = job.run(handle.db);
+      await waitForLockWaits(2, [linking, running]);
+    } finally {
+      await heldC.release();
+    }
+    const outcomes = await Promise.allSettled([linking, running]);
     expect(outcomes.map((outcome) => (outcome.status === "rejected" ? String(outcome.reason) : "done"))).toEqual([
       "done",
       "done",
     ]);
-    const active = await sql<{ workshopId: string; isActive: boolean }>`
-      select workshop_id, is_active from mods order by workshop_id`.execute(handle.db);
-    expect(active.rows).toEqual([A, B, C, D].map((workshopId) => ({ workshopId, isActive: !gone.has(workshopId) })));
+    await job.check();
   });
 });

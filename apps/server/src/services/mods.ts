@@ -45,7 +45,10 @@ export function toMod(row: ModRow): Mod {
  * characters (`collate "C"` in SQL). A catalogue upsert locks each existing row it refreshes, and a
  * link insert reads each linked mod `for share` (migration 0011); taken in opposite orders by two
  * transactions, the same two mods would deadlock them. So an upsert's rows, a link insert's rows,
- * a modpack's copied links and the mod update's deactivations all go in this order.
+ * a modpack's copied links, the mod update's deactivations and the reparse's rows all go in this
+ * order. It orders the `mods` rows only: the read-version triggers (migration 0008) then touch the
+ * modpacks those statements reach in their own order: a request that meets a deadlock there answers
+ * 503, and a job retries.
  */
 export function inLockOrder<T extends { workshopId: string }>(items: Iterable<T>): T[] {
   return [...items].sort((a, b) => (a.workshopId < b.workshopId ? -1 : a.workshopId > b.workshopId ? 1 : 0));
