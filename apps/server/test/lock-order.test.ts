@@ -24,6 +24,7 @@ import { upsertWorkshopItems } from "../src/services/mods.js";
 import type { WorkshopClient } from "../src/workshop/client.js";
 import { PARSER_VERSION } from "../src/workshop/description.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { waitForLockWaiters } from "./support/locks.js";
 import { workshopItem } from "./support/workshop.js";
 
 const hasPostgres = Boolean(process.env.DATABASE_URL);
@@ -128,30 +129,6 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     };
   }
 
-  /** Resolves once `count` sessions of this database wait for a lock; fails when a writer settles first. */
-  async function waitForLockWaits(count: number, writers: Promise<unknown>[]): Promise<void> {
-    let settled = false;
-    for (const writer of writers) {
-      writer.then(
-        () => {
-          settled = true;
-        },
-        () => {
-          settled = true;
-        },
-      );
-    }
-    for (;;) {
-      if (settled) throw new Error("a writer finished before both were waiting");
-      const { rows: waiting } = await admin.query<{ count: number }>(
-        `select count(*)::int as count from pg_stat_activity
-         where datname = current_database() and wait_event_type = 'Lock'`,
-      );
-      if ((waiting[0]?.count ?? 0) >= count) return;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  }
-
   const cases: [string, Writers][] = [
     [
       "a link insert and a catalogue refresh",
@@ -222,9 +199,9 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     const first = writers.first(handle.db, mods);
     let second: Promise<unknown> | undefined;
     try {
-      await waitForLockWaits(1, [first]);
+      await waitForLockWaiters(admin, 1, [first]);
       second = writers.second(handle.db, mods);
-      await waitForLockWaits(2, [first, second]);
+      await waitForLockWaiters(admin, 2, [first, second]);
     } finally {
       await heldC.release();
       await heldD.release();
@@ -307,9 +284,9 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     const linking = linkMods(handle.db, modpackId, rows(mods, A, B, C, D), ownerId);
     let running: Promise<unknown> | undefined;
     try {
-      await waitForLockWaits(1, [linking]);
+      await waitForLockWaiters(admin, 1, [linking]);
       running = job.run(handle.db);
-      await waitForLockWaits(2, [linking, running]);
+      await waitForLockWaiters(admin, 2, [linking, running]);
     } finally {
       await heldC.release();
     }

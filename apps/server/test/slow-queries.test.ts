@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/database.js";
 import { createTestDatabase, type TestDatabase } from "./support/database.js";
+import { waitForLockWaiters } from "./support/locks.js";
 import { startTestService, type TestService } from "./support/service.js";
 
 const hasPostgres = Boolean(process.env.DATABASE_URL);
@@ -33,34 +34,6 @@ function slowTags(slow: { db?: Db; mode: "lock" | "sleep" }) {
       },
     },
   });
-}
-
-/**
- * Resolves once `count` sessions of the database wait on the test's advisory lock; fails when one
- * of the held requests answers before that.
- */
-async function waitForWaiters(
-  admin: pg.Client,
-  database: string,
-  count: number,
-  held: Promise<{ statusCode: number }>[],
-): Promise<void> {
-  let early: number | undefined;
-  for (const request of held) {
-    void request.then((response) => {
-      early ??= response.statusCode;
-    });
-  }
-  for (;;) {
-    if (early !== undefined) throw new Error(`a held request answered ${early} before it was held`);
-    const { rows } = await admin.query<{ waiting: number }>(
-      `select count(*)::int as waiting from pg_locks l join pg_stat_activity a on a.pid = l.pid
-       where l.locktype = 'advisory' and not l.granted and a.datname = $1`,
-      [database],
-    );
-    if ((rows[0]?.waiting ?? 0) >= count) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
 }
 
 describe.skipIf(!hasPostgres)("slow queries beside fast ones (Postgres)", () => {
@@ -100,13 +73,12 @@ describe.skipIf(!hasPostgres)("slow queries beside fast ones (Postgres)", () => 
   });
 
   const inject = (url: string) => service.app.inject({ method: "GET", url });
-  const dbName = () => new URL(database.url ?? "").pathname.slice(1);
 
   it("answers fast requests while slow ones hold connections, and the slow ones when released", async () => {
     slow.mode = "lock";
     await admin.query("select pg_advisory_lock($1)", [LOCK]);
     const held = [inject("/mods/tags"), inject("/mods/tags")];
-    await waitForWaiters(admin, dbName(), 2, held);
+    await waitForLockWaiters(admin, 2, held);
     const fast = await Promise.all(
       ["/modpacks/public", "/mods", "/health", "/modpacks/public?search=raven"].map((url) => inject(url)),
     );
@@ -119,7 +91,7 @@ describe.skipIf(!hasPostgres)("slow queries beside fast ones (Postgres)", () => 
     slow.mode = "lock";
     await admin.query("select pg_advisory_lock($1)", [LOCK]);
     const held = [inject("/mods/tags"), inject("/mods/tags"), inject("/mods/tags")];
-    await waitForWaiters(admin, dbName(), 3, held);
+    await waitForLockWaiters(admin, 3, held);
     const waited = await inject("/modpacks/public");
     expect(waited.statusCode).toBe(503);
     expect(waited.headers["retry-after"]).toBe("1");

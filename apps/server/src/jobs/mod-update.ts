@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
+import { lockModsInOrder } from "../services/lock-order.js";
 import { notifyNewErrors } from "../services/modpack-check.js";
 import { buildModIdsOf, upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications, type NewNotification } from "../services/notifications.js";
@@ -144,18 +145,10 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): 
       });
       await upsertWorkshopItems(db, refreshed);
       if (removed.length > 0) {
-        // The rows locked first, in the catalogue's lock order (see inLockOrder).
         await db
           .updateTable("mods")
           .set({ isActive: false, updatedAt: sql<Date>`now()` })
-          .where("id", "in", (eb) =>
-            eb
-              .selectFrom("mods")
-              .select("id")
-              .where("id", "in", removed)
-              .orderBy(sql`workshop_id collate "C"`)
-              .forNoKeyUpdate(),
-          )
+          .where("id", "in", lockModsInOrder(db, removed))
           .execute();
       }
       checked += batch.length;

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { lockModsInOrder } from "../services/lock-order.js";
 import { PARSER_VERSION, parseDescription } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 
@@ -46,11 +47,10 @@ export async function reparseBatch(db: Db): Promise<{ read: number; changed: num
       updated_at = now()
     from jsonb_array_elements(${JSON.stringify(parsed)}::jsonb) as p(value)
     where mods.id = (p.value ->> 'id')::uuid and mods.parser_version < ${PARSER_VERSION}
-      -- The rows locked first, in the catalogue's lock order (see inLockOrder in services/mods.ts).
-      and mods.id in (
-        select id from mods where id = any(${rows.map((row) => row.id)}::uuid[])
-        order by workshop_id collate "C" for no key update
-      )
+      and mods.id in (${lockModsInOrder(
+        db,
+        rows.map((row) => row.id),
+      )})
     returning mods.id
   `.execute(db);
   return { read: rows.length, changed: updated.rows.length };

@@ -4,7 +4,8 @@ import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import { isoString } from "../db/timestamps.js";
 import type { WorkshopClient } from "../workshop/client.js";
-import { inLockOrder, modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
+import { inLockOrder } from "./lock-order.js";
+import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
 import { type AnySelect, listPage } from "./paging.js";
 import { findRequirements } from "./requirements.js";
 

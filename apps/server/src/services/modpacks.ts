@@ -17,6 +17,7 @@ import type { Db } from "../db/database.js";
 import { reusableQuery } from "../db/reusable-query.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { isoString } from "../db/timestamps.js";
+import { modsInLockOrder } from "./lock-order.js";
 import { createNotifications } from "./notifications.js";
 import { likePattern, listPage, rowsByIds } from "./paging.js";
 import { modpackReadVersion, noteReadVersion } from "./read-versions.js";
@@ -387,7 +388,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
               .where("modpackMods.modpackId", "=", modpack.id)
               .where("modpackMods.isActive", "=", true)
               // Each new link reads its mod `for share`: in the catalogue's lock order (see inLockOrder).
-              .orderBy(sql`mods.workshop_id collate "C"`),
+              .orderBy(modsInLockOrder),
           )
           .returning("modId")
           .execute();

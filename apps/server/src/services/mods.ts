@@ -5,6 +5,7 @@ import type { ModRow } from "../db/schema.js";
 import { isoString } from "../db/timestamps.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
+import { inLockOrder } from "./lock-order.js";
 import { notifyNewErrors } from "./modpack-check.js";
 import { readableBy } from "./modpacks.js";
 import { type AnySelect, likePattern, listPage, rowsByIds } from "./paging.js";
@@ -38,20 +39,6 @@ export function toMod(row: ModRow): Mod {
     createdAt: isoString(row.createdAt),
     updatedAt: isoString(row.updatedAt),
   };
-}
-
-/**
- * The one order in which writers lock several catalogue rows: by workshop id, compared as plain
- * characters (`collate "C"` in SQL). A catalogue upsert locks each existing row it refreshes, and a
- * link insert reads each linked mod `for share` (migration 0011); taken in opposite orders by two
- * transactions, the same two mods would deadlock them. So an upsert's rows, a link insert's rows,
- * a modpack's copied links, the mod update's deactivations and the reparse's rows all go in this
- * order. It orders the `mods` rows only: the read-version triggers (migration 0008) then touch the
- * modpacks those statements reach in their own order: a request that meets a deadlock there answers
- * 503, and a job retries.
- */
-export function inLockOrder<T extends { workshopId: string }>(items: Iterable<T>): T[] {
-  return [...items].sort((a, b) => (a.workshopId < b.workshopId ? -1 : a.workshopId > b.workshopId ? 1 : 0));
 }
 
 /** A catalogue row with the `xmax = 0` flag of an upsert: true when the statement inserted it. */
