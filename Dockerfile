@@ -22,4 +22,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 # The flags of apps/server/src/node-flags.ts (a test holds them equal): --liftoff-only starts the
 # embedded database (PGlite, WebAssembly) in half the memory, and an 8 MB young generation keeps its
 # idle RSS under 200 MB.
-CMD ["node", "--liftoff-only", "--max-semi-space-size=8", "dist/main.js"]
+CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/main.js"]

@@ -96,17 +96,20 @@ export function parseIsoTimestamptz(text: string): Date | undefined {
   return new Date(time - sign * offsetSeconds * 1000);
 }
 
-const TWO_DIGITS = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, "0"));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, "0"));
 const DAY_MS = 86_400_000;
 /** The first and last milliseconds of years 1000 to 9999, the years written with four digits. */
 const FOUR_DIGIT_YEARS = [Date.UTC(1000, 0, 1), Date.UTC(10000, 0, 1) - 1] as const;
+const ZERO = 48;
+const T = 84;
+const Z = 90;
 
 /**
  * A Date as `Date.prototype.toISOString` writes it (`2026-11-22T21:06:47.713Z`), computed from its
  * time value with integer arithmetic: V8's own took about three times as long, and every answer
- * carries two or more per row. Years outside 1000 to 9999 (six-digit years) and invalid dates
- * (a RangeError) are left to `toISOString`.
+ * carries two or more per row. The string is made in one piece from its character codes: joining
+ * its thirteen parts left a chain of twelve intermediate strings per date, a tenth of what a public
+ * list page allocated. Years outside 1000 to 9999 (six-digit years) and invalid dates (a RangeError)
+ * are left to `toISOString`.
  */
 export function isoString(date: Date): string {
   const time = date.getTime();
@@ -132,5 +135,30 @@ export function isoString(date: Date): string {
   const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
   const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  return `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[milliseconds]}Z`;
+  return String.fromCharCode(
+    ZERO + Math.floor(year / 1000),
+    ZERO + (Math.floor(year / 100) % 10),
+    ZERO + (Math.floor(year / 10) % 10),
+    ZERO + (year % 10),
+    DASH,
+    ZERO + Math.floor(month / 10),
+    ZERO + (month % 10),
+    DASH,
+    ZERO + Math.floor(day / 10),
+    ZERO + (day % 10),
+    T,
+    ZERO + Math.floor(hours / 10),
+    ZERO + (hours % 10),
+    COLON,
+    ZERO + Math.floor(minutes / 10),
+    ZERO + (minutes % 10),
+    COLON,
+    ZERO + Math.floor(seconds / 10),
+    ZERO + (seconds % 10),
+    DOT,
+    ZERO + Math.floor(milliseconds / 100),
+    ZERO + (Math.floor(milliseconds / 10) % 10),
+    ZERO + (milliseconds % 10),
+    Z,
+  );
 }
