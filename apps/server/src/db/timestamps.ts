@@ -103,6 +103,11 @@ const ZERO = 48;
 const T = 84;
 const Z = 90;
 
+/** The character code of the decimal digit of `value` at `place` (1, 10, 100 or 1000). */
+function digitOf(value: number, place: number): number {
+  return ZERO + (Math.floor(value / place) % 10);
+}
+
 /**
  * A Date as `Date.prototype.toISOString` writes it (`2026-11-22T21:06:47.713Z`), computed from its
  * time value with integer arithmetic: V8's own took about three times as long, and every answer
@@ -136,29 +141,29 @@ export function isoString(date: Date): string {
   const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
   return String.fromCharCode(
-    ZERO + Math.floor(year / 1000),
-    ZERO + (Math.floor(year / 100) % 10),
-    ZERO + (Math.floor(year / 10) % 10),
-    ZERO + (year % 10),
+    digitOf(year, 1000),
+    digitOf(year, 100),
+    digitOf(year, 10),
+    digitOf(year, 1),
     DASH,
-    ZERO + Math.floor(month / 10),
-    ZERO + (month % 10),
+    digitOf(month, 10),
+    digitOf(month, 1),
     DASH,
-    ZERO + Math.floor(day / 10),
-    ZERO + (day % 10),
+    digitOf(day, 10),
+    digitOf(day, 1),
     T,
-    ZERO + Math.floor(hours / 10),
-    ZERO + (hours % 10),
+    digitOf(hours, 10),
+    digitOf(hours, 1),
     COLON,
-    ZERO + Math.floor(minutes / 10),
-    ZERO + (minutes % 10),
+    digitOf(minutes, 10),
+    digitOf(minutes, 1),
     COLON,
-    ZERO + Math.floor(seconds / 10),
-    ZERO + (seconds % 10),
+    digitOf(seconds, 10),
+    digitOf(seconds, 1),
     DOT,
-    ZERO + Math.floor(milliseconds / 100),
-    ZERO + (Math.floor(milliseconds / 10) % 10),
-    ZERO + (milliseconds % 10),
+    digitOf(milliseconds, 100),
+    digitOf(milliseconds, 10),
+    digitOf(milliseconds, 1),
     Z,
   );
 }
