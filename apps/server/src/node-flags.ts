@@ -8,7 +8,7 @@
  *   Postgres.
  * - `--max-semi-space-size=16`: the semi-spaces of V8's young generation capped at 16 MB (up to
  *   32 MB by default). Smaller ones cost more garbage collection under load, larger ones more
- *   memory (see the README's "Benchmarks").
+ *   memory (see the README's "Run it").
  * - `--heap-growing-percent=100`: the old generation may grow to twice what its last full
  *   collection kept before the next one, instead of up to four times. A busy service keeps about
  *   40 MB alive, so under load it peaks near 250 MB of RSS instead of 300, and a new embedded
