@@ -79,7 +79,7 @@ describe("error bodies", () => {
   it("answers a non-JSON body with 415", async () => {
     const response = await service.app.inject({
       method: "POST",
-      url: "/health",
+      url: "/modpacks",
       headers: { "content-type": "text/plain" },
       payload: "hello",
     });

@@ -1,52 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rateLimitCost, rateLimitGroup } from "../src/http/rate-limit.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
-
-describe("rateLimitGroup", () => {
-  it.each([
-    ["GET", "/modpacks/public?limit=20", "general"],
-    ["GET", "/health", undefined],
-    ["GET", "/health/", undefined],
-    ["GET", "/auth/idp", "signIn"],
-    ["GET", "/auth/idp/callback?code=x&state=y", "signIn"],
-    ["POST", "/dev-idp/authorize", "signIn"],
-    ["GET", "/dev-idp/authorize", "general"],
-    ["POST", "/mods", "workshop"],
-    ["POST", "/mod%73", "workshop"],
-    ["POST", "/mods/", "workshop"],
-    ["GET", "/mods", "general"],
-    ["POST", "/mods/0193b1c4/refresh", "workshop"],
-    ["POST", "/mods/update-all", "workshop"],
-    ["POST", "/modpacks/0193b1c4/mods", "workshop"],
-    ["POST", "/modpacks/0193b1c4/import", "workshop"],
-    ["GET", "/modpacks/0193b1c4/import/status", "general"],
-    ["POST", "/modpacks/0193b1c4/members", "memberAdd"],
-    ["GET", "/modpacks/0193b1c4/members", "general"],
-    ["POST", "/trpc/mods.create", "workshop"],
-    ["POST", "/trpc/modpacks.get,modpackMods.add?batch=1", "workshop"],
-    ["POST", "/trpc/members.add", "memberAdd"],
-    ["GET", "/trpc/modpacks.listMine", "general"],
-  ])("%s %s counts against %s", (method, url, group) => {
-    expect(rateLimitGroup(method, url)).toBe(group);
-  });
-});
-
-describe("rateLimitCost", () => {
-  it.each([
-    ["GET", "/modpacks/public", { group: "general", count: 1 }],
-    ["POST", "/modpacks/0193b1c4/import", { group: "workshop", count: 1 }],
-    ["POST", "/trpc/imports.start", { group: "workshop", count: 1 }],
-    ["POST", "/trpc/imports.start,imports.start,imports.start?batch=1", { group: "workshop", count: 3 }],
-    ["POST", "/trpc/mods.refresh,modpacks.get,mods.refresh?batch=1", { group: "workshop", count: 2 }],
-    ["POST", "/trpc/members.add,members.add?batch=1", { group: "memberAdd", count: 2 }],
-    ["POST", "/trpc/members.add,modpackMods.add?batch=1", { group: "workshop", count: 2 }],
-    ["GET", "/trpc/modpacks.get,modpacks.listMine,mods.list?batch=1", { group: "general", count: 3 }],
-    ["GET", "/trpc/mods.create%2Cmods.create?batch=1", { group: "workshop", count: 2 }],
-  ])("%s %s counts as %o", (method, url, cost) => {
-    expect(rateLimitCost(method, url)).toEqual(cost);
-  });
-});
 
 describe("rate limits over HTTP", () => {
   let limited: TestService;

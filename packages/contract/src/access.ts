@@ -1,4 +1,5 @@
 import type { MemberPermission, Role } from "./permissions.js";
+import type { Modpack } from "./schemas/modpack.js";
 
 /** Who is calling: resolved by the server from the session cookie or a Bearer token. */
 export interface Caller {
@@ -28,6 +29,10 @@ export interface ModpackAccess {
   isOwner: boolean;
   /** The caller's permissions as an active member, or null when not a member. */
   memberPermissions: MemberPermission[] | null;
+  /** The version of the modpack's row when it was checked, which its members, links and mods move too. */
+  version: string;
+  /** The modpack as the check read it, without its members. */
+  modpack: Omit<Modpack, "members">;
 }
 
 /** Applies a modpack's resource rule; the server's modpacks service implements it. */

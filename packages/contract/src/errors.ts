@@ -1,4 +1,6 @@
 import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import type { ErrorBody, ErrorIssue } from "./schemas/errors.js";
 
 /**
  * The typed errors procedures and services throw. The server turns each into the service's
@@ -69,4 +71,59 @@ export function codeForStatus(status: number): ErrorCode {
     (errorCodeByStatus as Record<number, ErrorCode>)[status] ??
     (status >= 500 ? "INTERNAL_SERVER_ERROR" : "BAD_REQUEST")
   );
+}
+
+/**
+ * The body the service answers for a failed call, the same on REST and /trpc:
+ * `{ error: { message, code, issues? } }`, or `{ message }` for the 401 and the role-permission 403.
+ */
+export type ErrorResponseBody = ErrorBody | { message: string };
+/** One problem of a validation error: the dotted path of the field and what is wrong with it. */
+export type ShapedIssue = ErrorIssue;
+
+/** The JSON issues of a validation error's cause (zod's `issues`), as `{ path, message }`. */
+export function issuesOf(cause: unknown): ShapedIssue[] | undefined {
+  const issues = (cause as { issues?: unknown } | null | undefined)?.issues;
+  if (!Array.isArray(issues)) return undefined;
+  return issues.map((issue: { path?: PropertyKey[]; message?: string }) => ({
+    path: (issue.path ?? []).map(String).join("."),
+    message: issue.message ?? "Invalid value",
+  }));
+}
+
+/**
+ * The one place an error becomes a response body: 401 and the role-permission 403 are
+ * `{ message }`; everything else is `{ error: { message, code, issues? } }`. Server-side failures
+ * never carry their cause.
+ */
+export function errorBody(status: number, message: string, issues?: ShapedIssue[]): ErrorResponseBody {
+  if (status === 401) return { message: messages.unauthorized };
+  if (status === 403 && message === messages.noPermission) return { message: messages.noPermission };
+  const code = codeForStatus(status);
+  if (status === 500) return { error: { message: "Internal server error", code } };
+  if (status === 503) message = "Service temporarily unavailable, try again shortly";
+  const first = issues?.[0];
+  if (!first) return { error: { message, code } };
+  return {
+    error: { message: `Invalid input: ${first.path ? `${first.path}: ` : ""}${first.message}`, code, issues },
+  };
+}
+
+export interface ErrorAnswer {
+  status: number;
+  body: ErrorResponseBody;
+  issues: ShapedIssue[] | undefined;
+  /** Seconds the client should wait before trying again (`Retry-After`), when the error says. */
+  retryAfter: number | undefined;
+}
+
+/** Seconds a 503 asks the client to wait when its error names no wait of its own. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** What a typed error is answered with: its HTTP status, its body and its `Retry-After`. */
+export function errorAnswer(error: TRPCError): ErrorAnswer {
+  const status = getHTTPStatusCodeFromError(error);
+  const issues = error.code === "BAD_REQUEST" ? issuesOf(error.cause) : undefined;
+  const retryAfter = retryAfterOf(error) ?? (status === 503 ? RETRY_AFTER_SECONDS : undefined);
+  return { status, body: errorBody(status, error.message, issues), issues, retryAfter };
 }

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { adminRouter } from "./procedures/admin.js";
 import { authRouter } from "./procedures/auth.js";
 import { checksRouter } from "./procedures/checks.js";
@@ -9,40 +10,46 @@ import { modpackModsRouter } from "./procedures/modpack-mods.js";
 import { modpacksRouter } from "./procedures/modpacks.js";
 import { modsRouter } from "./procedures/mods.js";
 import { notificationsRouter } from "./procedures/notifications.js";
-import { withStrictInputs } from "./strict-input.js";
 import { type Meta, router } from "./trpc.js";
 
-/** The whole API. REST paths match in definition order, so static paths precede parameterized ones. */
-export const appRouter = withStrictInputs(
-  router({
-    health: healthRouter,
-    auth: authRouter,
-    exports: exportsRouter,
-    modpacks: modpacksRouter,
-    members: membersRouter,
-    modpackMods: modpackModsRouter,
-    checks: checksRouter,
-    imports: importsRouter,
-    mods: modsRouter,
-    notifications: notificationsRouter,
-    admin: adminRouter,
-  }),
-);
+/** The whole API. */
+export const appRouter = router({
+  health: healthRouter,
+  auth: authRouter,
+  exports: exportsRouter,
+  modpacks: modpacksRouter,
+  members: membersRouter,
+  modpackMods: modpackModsRouter,
+  checks: checksRouter,
+  imports: importsRouter,
+  mods: modsRouter,
+  notifications: notificationsRouter,
+  admin: adminRouter,
+});
 
 export type AppRouter = typeof appRouter;
 
-type ProcedureRecord = Record<string, { _def: { meta?: Meta } }>;
-
-/** The meta of the procedure at a dotted path (`modpacks.create`), if there is one. */
-export function procedureMeta(path: string): Meta | undefined {
-  return (appRouter._def.procedures as unknown as ProcedureRecord)[path]?._def.meta;
+/** A procedure of the router: its dotted name (`modpacks.create`), its kind and its meta. */
+export interface Operation {
+  name: string;
+  type: "query" | "mutation" | "subscription";
+  meta: Meta;
+  /** False when the procedure takes no input (`z.void()`): whatever a request carries is not read. */
+  takesInput: boolean;
 }
 
-/** The meta of every procedure of the router. */
-export function allProcedureMeta(): Meta[] {
-  return Object.values(appRouter._def.procedures as unknown as ProcedureRecord).flatMap((procedure) =>
-    procedure._def.meta ? [procedure._def.meta] : [],
-  );
+/** Every procedure of the router with its meta, in the router's order. */
+export function operations(): Operation[] {
+  const procedures = appRouter._def.procedures as unknown as Record<
+    string,
+    { _def: { type: Operation["type"]; meta?: Meta; inputs: unknown[] } }
+  >;
+  return Object.entries(procedures).map(([name, { _def }]) => ({
+    name,
+    type: _def.type,
+    meta: _def.meta ?? {},
+    takesInput: _def.inputs.length > 0 && !(_def.inputs[0] instanceof z.ZodVoid),
+  }));
 }
 
 export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
@@ -66,13 +73,12 @@ export * from "./schemas/token.js";
 export * from "./schemas/workshop.js";
 export type { Services } from "./services.js";
 export {
+  type CacheRule,
+  type CallResponse,
+  type ClassifyFailure,
   type Context,
   createCallerFactory,
-  createResponder,
-  type ErrorResponseBody,
   type Meta,
-  type Responder,
-  type ShapedIssue,
+  type RateLimitGroup,
   type SuccessStatus,
-  setErrorAnswer,
 } from "./trpc.js";

@@ -2,40 +2,46 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Caller, ModpackNeed } from "./access.js";
-import { noPermission, unauthorized } from "./errors.js";
+import { errorAnswer, noPermission, unauthorized } from "./errors.js";
 import { type Permission, roleHasPermission } from "./permissions.js";
 import type { ServiceRegistry } from "./ports.js";
-import type { ErrorBody } from "./schemas/errors.js";
 
 export type SuccessStatus = 200 | 201 | 202 | 204;
 
 /**
- * Lets a procedure declare this call's success status (`ctx.respond.status(200)`), when it is not the
- * operation's `successStatus`: a create that found the thing already there answers 200. One per call,
- * made with its context (`createResponder`); the REST adapter answers `ctx.respond.declared`.
+ * What a call tells its REST route besides its answer, written by the procedure: the success status
+ * when it is not the operation's `successStatus` (a create that found the thing already there answers
+ * 200), and the version of what a read answered (its `ETag`). One per call, made with its context.
  */
-export interface Responder {
-  status(status: SuccessStatus): void;
-  readonly declared: SuccessStatus | undefined;
+export interface CallResponse {
+  status?: SuccessStatus;
+  version?: string;
 }
 
-export function createResponder(): Responder {
-  let declared: SuccessStatus | undefined;
-  return {
-    status(status) {
-      declared = status;
-    },
-    get declared() {
-      return declared;
-    },
-  };
-}
+/** Turns a failure of the server's infrastructure (a database outage, a statement timeout) into a typed error. */
+export type ClassifyFailure = (cause: unknown) => TRPCError | undefined;
 
 export interface Context {
   caller: Caller | null;
   services: ServiceRegistry;
   requestId: string;
-  respond: Responder;
+  response: CallResponse;
+  classifyFailure: ClassifyFailure;
+}
+
+/** The request-rate limit an operation counts against (`general` unless it says). */
+export type RateLimitGroup = "general" | "workshop" | "memberAdd" | "none";
+
+/**
+ * How a read is cached: `Cache-Control: <scope>, no-cache` with an `ETag`, `private` whenever the
+ * request carries credentials or names one of `privateWith`'s query fields. `validator` names the
+ * version that answers `If-None-Match` from one lookup before the read runs; without it the ETag is
+ * the answer's hash.
+ */
+export interface CacheRule {
+  scope: "public" | "private";
+  privateWith?: string[];
+  validator?: "modpack" | "mod";
 }
 
 export type Meta = OpenApiMeta<{
@@ -49,57 +55,21 @@ export type Meta = OpenApiMeta<{
   modpackAccess?: ModpackNeed;
   /** A create's 200 (the thing was already there, `created: false`), in words. */
   alreadyThere?: string;
+  rateLimit?: RateLimitGroup;
+  cache?: CacheRule;
 }>;
-
-export interface ShapedIssue {
-  path: string;
-  message: string;
-}
-
-function issuesOf(cause: unknown): ShapedIssue[] | undefined {
-  if (typeof cause !== "object" || cause === null || !("issues" in cause)) return undefined;
-  const issues = (cause as { issues: unknown }).issues;
-  if (!Array.isArray(issues)) return undefined;
-  return issues.map((issue: { path?: PropertyKey[]; message?: string }) => ({
-    path: (issue.path ?? []).map(String).join("."),
-    message: issue.message ?? "Invalid value",
-  }));
-}
-
-/**
- * The body the service answers for a failed call, the same on REST and /trpc:
- * `{ error: { message, code, issues? } }`, or `{ message }` for the 401 and the role-permission 403.
- */
-export type ErrorResponseBody = ErrorBody | { message: string };
-
-const answers = new WeakMap<TRPCError, { status: number; body: ErrorResponseBody }>();
-
-/**
- * Records what the server answers for an error, where it describes every error (its status, e.g.
- * 503 for a database outage, and its body); a /trpc error carries them as `data.httpStatus` and
- * `data.body`, so a client reads the same body on REST and /trpc.
- */
-export function setErrorAnswer(error: TRPCError, status: number, body: ErrorResponseBody): void {
-  answers.set(error, { status, body });
-}
 
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
     errorFormatter({ shape, error }) {
-      const issues = error.code === "BAD_REQUEST" ? issuesOf(error.cause) : undefined;
-      const internal = error.code === "INTERNAL_SERVER_ERROR";
+      const { status, body, issues } = errorAnswer(error);
       const { stack: _stack, ...data } = shape.data;
-      const answer = answers.get(error);
       return {
         ...shape,
-        message: internal ? "Internal server error" : issues ? "Invalid input" : shape.message,
-        data: {
-          ...data,
-          ...(issues ? { issues } : {}),
-          ...(answer ? { httpStatus: answer.status, body: answer.body } : {}),
-        },
+        message: status === 500 ? "Internal server error" : issues ? "Invalid input" : shape.message,
+        data: { ...data, httpStatus: status, body, ...(issues ? { issues } : {}) },
       };
     },
   });
@@ -108,8 +78,18 @@ export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
-export const publicProcedure = t.procedure;
+/**
+ * Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. A failure the
+ * server classifies (a database outage) leaves as its typed error.
+ */
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
+    const typed = ctx.classifyFailure(result.error.cause ?? result.error);
+    if (typed) throw typed;
+  }
+  return result;
+});
 
 /** A signed-in caller holding the permission declared in the procedure's meta. */
 export const protectedProcedure = publicProcedure.use(({ ctx, meta, next }) => {
@@ -132,6 +112,9 @@ const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
   const parsed = modpackIdInput.safeParse(raw);
   if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
   const modpack = await ctx.services.modpacks.authorize(ctx.caller, parsed.data.id, need);
+  // A read of the modpack answers what this version of its row (which its members, links and mods
+  // move too) shows: its ETag.
+  ctx.response.version = modpack.version;
   return next({ ctx: { modpack } });
 });
 
@@ -162,6 +145,8 @@ interface OperationOptions {
   /** Public operations need no credentials. */
   public?: boolean;
   modpackAccess?: ModpackNeed;
+  rateLimit?: RateLimitGroup;
+  cache?: CacheRule;
 }
 
 /** Builds a procedure's meta: the REST route, its documentation and its permission, in one place. */
@@ -187,6 +172,8 @@ export function operation(options: OperationOptions): Meta {
   if (options.permission) meta.permission = options.permission;
   if (options.successStatus) meta.successStatus = options.successStatus;
   if (options.alreadyThere) meta.alreadyThere = options.alreadyThere;
+  if (options.rateLimit) meta.rateLimit = options.rateLimit;
+  if (options.cache) meta.cache = options.cache;
   if (options.modpackAccess) {
     meta.modpackAccess = options.modpackAccess;
     meta.errors = [...new Set([...(options.errors ?? []), 404, ...(options.modpackAccess === "public" ? [] : [403])])];

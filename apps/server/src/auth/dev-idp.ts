@@ -219,6 +219,8 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       summary,
       description: `${summary}. Public: the development identity provider's own protocol, outside production only.`,
       permission: "public",
+      // Signing in is limited per IP like the real provider's start and callback.
+      rateLimit: method === "POST" && path === "/authorize" ? "signIn" : "general",
       responses: { 200: { description: summary } },
       handler: ({ request, reply }) => handler(request, reply),
     });

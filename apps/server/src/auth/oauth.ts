@@ -282,6 +282,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
     method: "GET",
     path: "/auth/idp",
     tags: ["Sign-in"],
+    rateLimit: "signIn",
     operationId: "startSignIn",
     summary: "Start signing in",
     description:
@@ -335,6 +336,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
     method: "GET",
     path: CALLBACK_PATH,
     tags: ["Sign-in"],
+    rateLimit: "signIn",
     operationId: "completeSignIn",
     summary: "Complete signing in (OAuth callback)",
     description:

@@ -1,42 +1,6 @@
-import { codeForStatus, type ErrorResponseBody, messages, retryAfterOf } from "@modpack/contract";
+import { type ErrorAnswer, errorAnswer, errorBody, retryAfterOf } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
-import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { FastifyReply } from "fastify";
-
-export interface ErrorIssue {
-  path: string;
-  message: string;
-}
-
-export interface ErrorDescription {
-  status: number;
-  message: string;
-  code?: string | undefined;
-  issues?: ErrorIssue[] | undefined;
-}
-
-/**
- * The one place an error becomes a response body: 401 and the role-permission 403 are
- * `{ message }`; everything else is
- * `{ error: { message, code, issues? } }`. Server-side failures never carry their cause.
- */
-export function errorBody(error: ErrorDescription): ErrorResponseBody {
-  if (error.status === 401) return { message: messages.unauthorized };
-  if (error.status === 403 && error.message === messages.noPermission) return { message: messages.noPermission };
-  const code = error.code ?? codeForStatus(error.status);
-  let message = error.message;
-  if (error.status === 500) message = "Internal server error";
-  if (error.status === 503) message = "Service temporarily unavailable, try again shortly";
-  if (error.issues && error.issues.length > 0) {
-    const first = error.issues[0];
-    message = first ? `Invalid input: ${first.path ? `${first.path}: ` : ""}${first.message}` : message;
-    return { error: { message, code, issues: error.issues } };
-  }
-  return { error: { message, code } };
-}
-
-/** Seconds a 503 asks the client to wait before retrying (`Retry-After`). */
-export const RETRY_AFTER_SECONDS = 1;
 
 const unavailableCodes = new Set([
   "57014", // query_canceled: the statement timeout of the service's connections
@@ -59,8 +23,8 @@ const unavailableCodes = new Set([
  * True when an error (or its cause chain) says the database cannot answer now: the connection was
  * lost or refused, a statement ran past the statement timeout, no pooled connection came free
  * within the pool timeout, the database rolled the transaction back for a conflict (a deadlock), or
- * refused a prepared statement a migration made stale (see db/prepared-statements.ts):
- * the same request sent again can succeed (503 with `Retry-After`).
+ * refused a prepared statement a migration made stale: the same request sent again can succeed (503
+ * with `Retry-After`).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
@@ -81,14 +45,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
-/** The JSON issues of a validation error's cause (zod's `issues`), as `{ path, message }`. */
-function issuesOf(cause: unknown): ErrorIssue[] | undefined {
-  const issues = (cause as { issues?: unknown } | null | undefined)?.issues;
-  if (!Array.isArray(issues)) return undefined;
-  return issues.map((issue: { path?: PropertyKey[]; message?: string }) => ({
-    path: (issue.path ?? []).map(String).join("."),
-    message: issue.message ?? "Invalid value",
-  }));
+/**
+ * A failure of the infrastructure as the contract's typed error: a database that cannot answer now
+ * is a 503 (`SERVICE_UNAVAILABLE`, with `Retry-After`). Procedures get it in their context.
+ */
+export function classifyFailure(cause: unknown): TRPCError | undefined {
+  if (!isDatabaseUnavailable(cause)) return undefined;
+  return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "Service temporarily unavailable", cause });
 }
 
 /** Texts for the statuses Fastify answers on its own. */
@@ -97,26 +60,22 @@ const frameworkMessages: Record<number, string> = {
   415: "Unsupported content type: send application/json",
 };
 
-/** What any error means for the response: the typed errors of procedures and services, errors that carry an HTTP status (Fastify's, sign-in's), and database outages (503). */
-export function describeError(error: unknown): ErrorDescription & { retryAfter?: number } {
-  let status: number;
-  let message: string;
-  let issues: ErrorIssue[] | undefined;
-  let cause: unknown = error;
+/**
+ * What any error is answered with: the typed errors of procedures and services, errors that carry
+ * an HTTP status (Fastify's, sign-in's), and database outages (503).
+ */
+export function describeError(error: unknown): ErrorAnswer {
   if (error instanceof TRPCError) {
-    status = getHTTPStatusCodeFromError(error);
-    message = error.message;
-    if (error.code === "BAD_REQUEST") issues = issuesOf(error.cause);
-    cause = error.cause ?? error;
-  } else {
-    const withStatus = error as { statusCode?: unknown; status?: unknown; message?: unknown } | null;
-    const given = typeof withStatus?.statusCode === "number" ? withStatus.statusCode : withStatus?.status;
-    status = typeof given === "number" && given >= 400 && given < 600 ? given : 500;
-    message = frameworkMessages[status] ?? (typeof withStatus?.message === "string" ? withStatus.message : "Error");
+    if (error.code !== "INTERNAL_SERVER_ERROR") return errorAnswer(error);
+    return errorAnswer(classifyFailure(error.cause ?? error) ?? error);
   }
-  if (status === 500 && isDatabaseUnavailable(cause)) status = 503;
-  const retryAfter = retryAfterOf(error) ?? (status === 503 ? RETRY_AFTER_SECONDS : undefined);
-  return { status, message, code: codeForStatus(status), issues, ...(retryAfter === undefined ? {} : { retryAfter }) };
+  const classified = classifyFailure(error);
+  if (classified) return errorAnswer(classified);
+  const withStatus = error as { statusCode?: unknown; status?: unknown; message?: unknown } | null;
+  const given = typeof withStatus?.statusCode === "number" ? withStatus.statusCode : withStatus?.status;
+  const status = typeof given === "number" && given >= 400 && given < 600 ? given : 500;
+  const message = frameworkMessages[status] ?? (typeof withStatus?.message === "string" ? withStatus.message : "Error");
+  return { status, body: errorBody(status, message), issues: undefined, retryAfter: retryAfterOf(error) };
 }
 
 /**
@@ -124,15 +83,9 @@ export function describeError(error: unknown): ErrorDescription & { retryAfter?:
  * when to try again, and the body of `errorBody`.
  */
 export function sendError(reply: FastifyReply, error: unknown): FastifyReply {
-  const description = describeError(error);
-  if (description.retryAfter !== undefined) reply.header("retry-after", String(description.retryAfter));
-  return reply.code(description.status).send(errorBody(description));
-}
-
-/** The status and body any error is answered with: what `sendError` sends, what a /trpc error carries. */
-export function answerOf(error: unknown): { status: number; body: ErrorResponseBody } {
-  const description = describeError(error);
-  return { status: description.status, body: errorBody(description) };
+  const { status, body, retryAfter } = describeError(error);
+  if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
+  return reply.code(status).send(body);
 }
 
 /** An error that answers with a status of its own (not one of the contract's typed errors). */

@@ -9,7 +9,14 @@ import {
   unauthorizedBodySchema,
 } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
-import type { FastifyContextConfig, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyContextConfig,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+} from "fastify";
 import { z } from "zod";
 import type {
   ZodOpenApiHeadersObject,
@@ -28,9 +35,20 @@ export type OpenApiPaths = ZodOpenApiPathsObject;
 /** Resolves the caller of a request from its credentials; may refresh the session cookie on the reply. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<Caller | null>;
 
+/** The request-rate limit of a route: its per-route config and the hook that names whose budget it spends. */
+export interface RouteLimit {
+  config: FastifyContextConfig;
+  onRequest: onRequestAsyncHookHandler;
+}
+
+/** The limit a plain route counts against: the general one, sign-in's (per IP), or none. */
+export type RouteLimitGroup = "general" | "signIn" | "none";
+
 /** What the app hands every route module when it registers it (routes that are all public need nothing). */
 export interface RouteModuleOptions {
   authenticate?: Authenticate;
+  /** The rate limit of a group, undefined when none applies. */
+  limit?: (group: RouteLimitGroup) => RouteLimit | undefined;
 }
 
 /** Plain Fastify routes (sign-in, redirects, downloads, streams, docs) with their OpenAPI paths. */
@@ -86,6 +104,8 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
    * 401 and the permission's 403 are implied by `permission`; a description here replaces theirs.
    */
   errors?: Record<number, string>;
+  /** The request-rate limit it counts against (`general` unless it says). */
+  rateLimit?: RouteLimitGroup;
   config?: FastifyContextConfig;
   handler(context: RouteContext<z.output<Params>, z.output<Query>, RouteAccess>): Promise<unknown>;
 }
@@ -95,6 +115,7 @@ export interface Route {
   method: Method;
   path: `/${string}`;
   permission: Access;
+  rateLimit: RouteLimitGroup;
   config?: FastifyContextConfig;
   operation: ZodOpenApiOperationObject;
   handle(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<unknown>;
@@ -172,6 +193,7 @@ export function defineRoute<
     method: definition.method,
     path: definition.path,
     permission,
+    rateLimit: definition.rateLimit ?? "general",
     ...(definition.config ? { config: definition.config } : {}),
     operation: operationOf(definition as unknown as RouteDefinition<AnyObject, AnyObject, Access>),
     async handle(request, reply, authenticate) {
@@ -197,7 +219,7 @@ export function defineRoute<
 }
 
 /** The Fastify form of a document path: `{exportId}` becomes `:exportId`. */
-function fastifyPath(path: string): string {
+export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ":$1");
 }
 
@@ -206,16 +228,18 @@ export function routesPlugin(
   routes: Route[],
   setup?: (app: FastifyInstance) => void | Promise<void>,
 ): FastifyPluginAsync<RouteModuleOptions> {
-  return async (app, { authenticate }) => {
+  return async (app, { authenticate, limit }) => {
     await setup?.(app);
     for (const route of routes) {
       if (!authenticate && route.permission !== "public") {
         throw new Error(`${route.method} ${route.path} needs a signed-in caller: register it with \`authenticate\``);
       }
+      const routeLimit = limit?.(route.rateLimit);
       app.route({
         method: route.method,
         url: fastifyPath(route.path),
-        ...(route.config ? { config: route.config } : {}),
+        config: { ...route.config, ...routeLimit?.config },
+        ...(routeLimit ? { onRequest: routeLimit.onRequest } : {}),
         handler: (request, reply) => route.handle(request, reply, authenticate ?? (async () => null)),
       });
     }

@@ -8,7 +8,8 @@ import { docsRoutes } from "./docs.js";
 import { echoRequestId, harden, serverOptions } from "./hardening.js";
 import { trackInFlight } from "./in-flight.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { mountRest, mountTrpc } from "./procedures.js";
+import { mountRest } from "./rest.js";
+import { mountTrpc } from "./trpc.js";
 
 export interface AppDependencies {
   config: Config;
@@ -34,8 +35,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const app = Fastify(serverOptions(config, deps.logger));
   echoRequestId(app);
   const drain = trackInFlight(app);
-  await harden(app, config, authenticate);
-  await mountTrpc(app, deps);
+  const rateLimits = await harden(app, config, authenticate);
+  const procedures = { ...deps, rateLimits };
+  await mountTrpc(app, procedures);
 
   const paths: OpenApiPaths = {};
   let document: OpenAPIObject | undefined;
@@ -45,10 +47,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   };
   const modules = [...(deps.routes ?? []), docsRoutes(config, openApiDocument)];
   for (const module of modules) {
-    await app.register(module.plugin, { authenticate });
+    await app.register(module.plugin, { authenticate, limit: rateLimits.route });
     Object.assign(paths, module.paths);
   }
-  await mountRest(app, deps);
+  await mountRest(app, procedures);
 
   if (deps.onPreClose) {
     const onPreClose = deps.onPreClose;

@@ -7,7 +7,7 @@ import { describeError, httpError, sendError } from "../edge/errors.js";
 import { redactedLogPaths, serializeRequest } from "../edge/log-redaction.js";
 import { type Authenticate, SESSION_COOKIE } from "../edge/routes.js";
 import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
-import { registerRateLimits } from "./rate-limit.js";
+import { type RateLimits, registerRateLimits } from "./rate-limit.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -56,7 +56,7 @@ export function echoRequestId(app: FastifyInstance): void {
  * refused, NUL refused anywhere in the input, JSON-only bodies, cookies, rate limits, CORS, and the
  * error and not-found handlers answering through `sendError`.
  */
-export async function harden(app: FastifyInstance, config: Config, authenticate: Authenticate): Promise<void> {
+export async function harden(app: FastifyInstance, config: Config, authenticate: Authenticate): Promise<RateLimits> {
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
@@ -97,7 +97,7 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
   });
 
   await app.register(fastifyCookie);
-  await registerRateLimits(app, { limits: config.limits, authenticate });
+  const rateLimits = await registerRateLimits(app, { limits: config.limits, authenticate });
   await app.register(fastifyCors, {
     origin: (origin, callback) => callback(null, origin === undefined || allowedOrigins.has(origin)),
     credentials: true,
@@ -122,4 +122,5 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, httpError(404, `Route ${request.method} ${request.url.split("?")[0]} not found`)),
   );
+  return rateLimits;
 }

@@ -1,11 +1,11 @@
 import {
-  allProcedureMeta,
   appRouter,
   errorBodySchema,
   exampleId,
   exampleTime,
   type Meta,
   noPermissionBodySchema,
+  operations,
   unauthorizedBodySchema,
 } from "@modpack/contract";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
@@ -39,7 +39,7 @@ function errorSchemaRef(status: number, permission: boolean): object {
 /** Each REST procedure's meta, keyed by `METHOD path` as it appears in the document. */
 function proceduresByRoute(): Map<string, Meta> {
   const routes = new Map<string, Meta>();
-  for (const meta of allProcedureMeta()) {
+  for (const { meta } of operations()) {
     if (meta.openapi) routes.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
   }
   return routes;

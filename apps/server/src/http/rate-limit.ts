@@ -1,125 +1,51 @@
-import fastifyRateLimit, { type FastifyRateLimitStore } from "@fastify/rate-limit";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fastifyRateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from "@fastify/rate-limit";
+import type { RateLimitGroup } from "@modpack/contract";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import type { LimitsConfig } from "../config.js";
-import type { Authenticate } from "../edge/routes.js";
+import { httpError } from "../edge/errors.js";
+import type { Authenticate, RouteLimit } from "../edge/routes.js";
 
 const WINDOW_MS = 60_000;
 
-type Group = "general" | "signIn" | "workshop" | "memberAdd";
+/** The limit a route counts against: an operation's group, or sign-in (per IP). */
+export type LimitGroup = RateLimitGroup | "signIn";
 
-/** Procedures that call the Steam Web API, by their tRPC name. */
-const workshopProcedures = new Set([
-  "mods.create",
-  "mods.refresh",
-  "mods.updateAll",
-  "modpackMods.add",
-  "imports.start",
-]);
-/** The same operations on REST (POST). */
-const workshopPaths = [
-  /^\/mods$/,
-  /^\/mods\/[^/]+\/refresh$/,
-  /^\/mods\/update-all$/,
-  /^\/modpacks\/[^/]+\/mods$/,
-  /^\/modpacks\/[^/]+\/import$/,
-];
-const memberAddPath = /^\/modpacks\/[^/]+\/members$/;
-
-function pathOf(url: string): string {
-  const raw = url.split("?")[0] ?? "";
-  let path = raw;
-  try {
-    path = decodeURIComponent(raw);
-  } catch {}
-  return path.length > 1 ? path.replace(/\/+$/, "") : path;
-}
-
-/** The group a tRPC procedure's call counts against. */
-function procedureGroup(name: string): Group {
-  if (workshopProcedures.has(name)) return "workshop";
-  if (name === "members.add") return "memberAdd";
-  return "general";
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Whose budget the request spends: `user:<id>` when signed in, `ip:<address>` otherwise. */
+    limitKey: string;
+  }
 }
 
 /**
- * Which limit a request counts against, and how many times: once, except a `/trpc/a,b,c` batch,
- * which counts once per call it holds. A batch holding any Steam-calling or member-adding call
- * counts against the stricter limit (the workshop one when it holds both), once per such call;
- * a batch of other calls counts against the general limit, once per call. Undefined for the
- * health check.
+ * Fixed one-minute windows in this process, shared by every limiter: the plugin gives each route
+ * its own store (`child`), but a group's budget is spent by all of its routes and by `/trpc` alike.
  */
-export function rateLimitCost(method: string, url: string): { group: Group; count: number } | undefined {
-  const path = pathOf(url);
-  if (path === "/health") return undefined;
-  if (
-    (method === "GET" && (path === "/auth/idp" || path === "/auth/idp/callback")) ||
-    (method === "POST" && path === "/dev-idp/authorize")
-  ) {
-    return { group: "signIn", count: 1 };
-  }
-  if (path.startsWith("/trpc/")) {
-    const groups = path
-      .slice("/trpc/".length)
-      .split(",")
-      .map((name) => procedureGroup(name));
-    const strict = groups.filter((group) => group !== "general");
-    if (strict.length === 0) return { group: "general", count: Math.max(1, groups.length) };
-    return { group: strict.includes("workshop") ? "workshop" : "memberAdd", count: strict.length };
-  }
-  if (method === "POST") {
-    if (workshopPaths.some((pattern) => pattern.test(path))) return { group: "workshop", count: 1 };
-    if (memberAddPath.test(path)) return { group: "memberAdd", count: 1 };
-  }
-  return { group: "general", count: 1 };
-}
-
-/** Which limit a request counts against; undefined for the health check. */
-export function rateLimitGroup(method: string, url: string): Group | undefined {
-  return rateLimitCost(method, url)?.group;
-}
-
-/** Where a limiter key ends and the number of calls the request counts for begins. */
-const COUNT_SEPARATOR = "#";
-
-/**
- * The limiters' store: fixed windows in this process, as @fastify/rate-limit's own store keeps
- * them, except that a request adds the count its key carries (`<group>:<caller>#<count>`) instead
- * of one. Windows that ended are dropped once the store holds many keys.
- */
-class CountingStore implements FastifyRateLimitStore {
+class SharedWindows implements FastifyRateLimitStore {
   private readonly windows = new Map<string, { current: number; startedAt: number }>();
 
-  incr(
-    key: string,
-    callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-    timeWindow: number,
-  ): void {
-    const separator = key.lastIndexOf(COUNT_SEPARATOR);
-    const id = separator < 0 ? key : key.slice(0, separator);
-    const count = separator < 0 ? 1 : Math.max(1, Number(key.slice(separator + 1)) || 1);
+  incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
     const now = Date.now();
-    let window = this.windows.get(id);
-    if (!window || window.startedAt + timeWindow <= now) {
-      if (!window && this.windows.size >= MAX_KEYS) this.dropEnded(now, timeWindow);
+    let window = this.windows.get(key);
+    if (!window || window.startedAt + WINDOW_MS <= now) {
+      if (!window && this.windows.size >= MAX_KEYS) this.dropEnded(now);
       window = { current: 0, startedAt: now };
-      this.windows.set(id, window);
+      this.windows.set(key, window);
     }
-    window.current += count;
-    callback(null, { current: window.current, ttl: window.startedAt + timeWindow - now });
+    window.current += 1;
+    callback(null, { current: window.current, ttl: window.startedAt + WINDOW_MS - now });
   }
 
   child(): FastifyRateLimitStore {
     return this;
   }
 
-  private dropEnded(now: number, timeWindow: number): void {
-    for (const [id, window] of this.windows) {
-      if (window.startedAt + timeWindow <= now) this.windows.delete(id);
-    }
+  private dropEnded(now: number): void {
+    for (const [key, window] of this.windows) if (window.startedAt + WINDOW_MS <= now) this.windows.delete(key);
     // Still full: forget the oldest windows rather than grow without bound.
-    for (const id of this.windows.keys()) {
+    for (const key of this.windows.keys()) {
       if (this.windows.size < MAX_KEYS) break;
-      this.windows.delete(id);
+      this.windows.delete(key);
     }
   }
 }
@@ -127,49 +53,90 @@ class CountingStore implements FastifyRateLimitStore {
 /** How many callers' windows the store keeps before it drops ended ones. */
 const MAX_KEYS = 10_000;
 
+export interface RateLimits {
+  /**
+   * What a route of the group declares: its `config.rateLimit` (the plugin's per-route limit) and the
+   * `onRequest` hook that names whose budget the request spends, or nothing when no limit applies.
+   */
+  route(group: LimitGroup): RouteLimit | undefined;
+  /**
+   * Spends one unit of its group's budget per call of a `/trpc` request (a batch holds several), and
+   * refuses the whole request with 429 when any call does not fit, before any call runs.
+   */
+  calls(request: FastifyRequest, reply: FastifyReply, groups: LimitGroup[]): Promise<void>;
+}
+
+function tooManyRequests(after: string): Error {
+  return httpError(429, `Too many requests, retry in ${after}`);
+}
+
 /**
- * Request rate limits (@fastify/rate-limit, fixed one-minute windows in this process): every
- * request per signed-in user, or per IP when anonymous; stricter limits on sign-in (per IP), on
- * operations that call the Steam Web API and on adding members; a batched `/trpc` request counts
- * once per call it holds (see `rateLimitCost`). Past a limit: `429` with `Retry-After`, the
- * `x-ratelimit-*` headers and the general error body. A limit of 0 is off.
+ * Request rate limits (@fastify/rate-limit, fixed one-minute windows in this process): every request
+ * per signed-in user, or per IP when anonymous; stricter limits on sign-in (per IP), on operations
+ * that call the Steam Web API and on adding members, as each operation's meta declares. Past a
+ * limit: `429` with `Retry-After`, the `x-ratelimit-*` headers and the general error body. A limit
+ * of 0 falls back to the general one, which is off at 0.
  */
 export async function registerRateLimits(
   app: FastifyInstance,
   options: { limits: LimitsConfig; authenticate: Authenticate },
-): Promise<void> {
+): Promise<RateLimits> {
   const { limits, authenticate } = options;
-  await app.register(fastifyRateLimit, { global: false, store: CountingStore });
-  const keys = new WeakMap<FastifyRequest, string>();
-  const counts = new WeakMap<FastifyRequest, number>();
-  const limiter = (group: Group, max: number) =>
-    max > 0
-      ? app.rateLimit({
-          max,
-          timeWindow: WINDOW_MS,
-          keyGenerator: (request) =>
-            `${group}:${keys.get(request) ?? request.ip}${COUNT_SEPARATOR}${counts.get(request) ?? 1}`,
-          errorResponseBuilder: (_request, context) =>
-            Object.assign(new Error(`Too many requests, retry in ${context.after}`), { statusCode: 429 }),
-        })
-      : undefined;
-  const general = limiter("general", limits.requestsPerMinute);
-  const limiters: Record<Group, ((request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | undefined> = {
-    general,
-    signIn: limiter("signIn", limits.signInPerMinute) ?? general,
-    workshop: limiter("workshop", limits.workshopPerMinute) ?? general,
-    memberAdd: limiter("memberAdd", limits.memberAddPerMinute) ?? general,
+  await app.register(fastifyRateLimit, { global: false, store: SharedWindows });
+  app.decorateRequest("limitKey", "");
+
+  const identify: onRequestAsyncHookHandler = async (request, reply) => {
+    const caller = await authenticate(request, reply).catch(() => null);
+    request.limitKey = caller ? `user:${caller.userId}` : `ip:${request.ip}`;
   };
-  app.addHook("onRequest", async (request, reply) => {
-    const cost = rateLimitCost(request.method, request.url);
-    const group = cost?.group;
-    const limit = group && limiters[group];
-    if (!cost || !limit) return;
-    counts.set(request, cost.count);
-    if (group !== "signIn") {
-      const caller = await authenticate(request, reply).catch(() => null);
-      keys.set(request, caller ? `user:${caller.userId}` : `ip:${request.ip}`);
-    }
-    await limit(request, reply);
+  const byIp: onRequestAsyncHookHandler = async (request) => {
+    request.limitKey = `ip:${request.ip}`;
+  };
+  const own: Record<LimitGroup, number> = {
+    general: limits.requestsPerMinute,
+    signIn: limits.signInPerMinute,
+    workshop: limits.workshopPerMinute,
+    memberAdd: limits.memberAddPerMinute,
+    none: 0,
+  };
+  // A group whose own limit is 0 spends the general budget.
+  const budgetOf = (group: LimitGroup): LimitGroup => (group === "none" || own[group] > 0 ? group : "general");
+  const maxOf = (group: LimitGroup) => own[budgetOf(group)];
+  const optionsOf = (group: LimitGroup): RateLimitOptions => ({
+    max: maxOf(group),
+    timeWindow: WINDOW_MS,
+    keyGenerator: (request) => `${budgetOf(group)}:${request.limitKey}`,
+    errorResponseBuilder: (_request, context) => tooManyRequests(context.after),
   });
+  const checks = new Map<LimitGroup, ReturnType<FastifyInstance["createRateLimit"]>>();
+  for (const group of ["general", "signIn", "workshop", "memberAdd"] as const) {
+    if (maxOf(group) > 0) checks.set(group, app.createRateLimit(optionsOf(group)));
+  }
+
+  return {
+    route(group) {
+      if (maxOf(group) <= 0) return undefined;
+      return { config: { rateLimit: optionsOf(group) }, onRequest: group === "signIn" ? byIp : identify };
+    },
+    async calls(request, reply, groups) {
+      await identify.call(app, request, reply);
+      let tightest: { max: number; remaining: number; ttlInSeconds: number } | undefined;
+      let exceeded = false;
+      for (const group of groups) {
+        const check = checks.get(group);
+        if (!check) continue;
+        const result = await check(request);
+        if (result.isAllowed) continue;
+        exceeded ||= result.isExceeded;
+        if (!tightest || result.remaining <= tightest.remaining) tightest = result;
+      }
+      if (!tightest) return;
+      reply.header("x-ratelimit-limit", tightest.max);
+      reply.header("x-ratelimit-remaining", tightest.remaining);
+      reply.header("x-ratelimit-reset", tightest.ttlInSeconds);
+      if (!exceeded) return;
+      reply.header("retry-after", tightest.ttlInSeconds);
+      throw tooManyRequests(`${tightest.ttlInSeconds} seconds`);
+    },
+  };
 }

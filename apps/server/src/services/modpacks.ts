@@ -20,7 +20,6 @@ import { isoString } from "../db/timestamps.js";
 import { modsInLockOrder } from "./lock-order.js";
 import { createNotifications } from "./notifications.js";
 import { likePattern, listPage, rowsByIds } from "./paging.js";
-import { modpackReadVersion, noteReadVersion } from "./read-versions.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
   return {
@@ -72,12 +71,6 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
     updatedAt: isoString(row.updatedAt),
   }));
 }
-
-/**
- * The modpack row each access check loaded, by the access it answered: a read of the modpack that
- * was just checked needs only its members (the access object lives as long as its request).
- */
-const checkedRows = new WeakMap<ModpackAccess, ModpackRow>();
 
 /** A modpack with its members and metadata, as the single-modpack reads answer it. */
 export async function loadModpack(db: Db, id: string): Promise<Modpack> {
@@ -203,15 +196,15 @@ const accessQuery = reusableQuery(
  * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
  * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Reads
  * follow `readableBy`; changes need the owner or a member holding the permission, and an archived
- * modpack only its owner. Notes the modpack's read version for the read in progress (see
- * read-versions.ts).
+ * modpack only its owner. The access carries the row it read, and its version (`p<version>`): a read
+ * of the modpack's answer is never older than that version.
  */
 export async function authorizeModpack(
   db: Db,
   caller: Pick<Caller, "userId"> | null,
   id: string,
   need: ModpackNeed,
-): Promise<ModpackAccess & { version: string }> {
+): Promise<ModpackAccess> {
   const [row] = await accessQuery(db, caller?.userId ?? NO_USER, id);
   if (!row) throw notFound("Modpack not found");
   const isOwner = caller !== null && row.ownerId === caller.userId;
@@ -231,9 +224,7 @@ export async function authorizeModpack(
   } else if (!isOwner && !memberPermissions?.includes(need)) {
     throw accessDenied();
   }
-  const version = modpackReadVersion(row.version);
-  noteReadVersion(version);
-  const access = {
+  return {
     id: row.id,
     name: row.name,
     ownerId: row.ownerId,
@@ -241,11 +232,9 @@ export async function authorizeModpack(
     isActive: row.isActive,
     isOwner,
     memberPermissions,
-    version,
+    version: `p${row.version}`,
+    modpack: { ...toModpackSummary(row), metadata: row.metadata ?? {} },
   };
-  const { permission: _permission, readable: _readable, readableByAnyone: _anyone, ...modpack } = row;
-  checkedRows.set(access, modpack);
-  return access;
 }
 
 export function modpacksService(db: Db): Services["modpacks"] {
@@ -305,10 +294,8 @@ export function modpacksService(db: Db): Services["modpacks"] {
       return { ...toModpackSummary(row), members: [], metadata: row.metadata ?? {} };
     },
 
-    async get(modpack) {
-      const row = checkedRows.get(modpack);
-      if (!row) return loadModpack(db, modpack.id);
-      return { ...toModpackSummary(row), members: await loadMembers(db, modpack.id), metadata: row.metadata ?? {} };
+    async get(access) {
+      return { ...access.modpack, members: await loadMembers(db, access.id) };
     },
 
     async update(modpack, input) {

@@ -11,7 +11,6 @@ import { readableBy } from "./modpacks.js";
 import { type AnySelect, likePattern, listPage, rowsByIds } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
-import { modReadVersion, noteReadVersion } from "./read-versions.js";
 import { inFlightCounter } from "./user-limits.js";
 
 const HTTP_URL = /^https?:\/\//i;
@@ -209,7 +208,7 @@ export interface ModsDependencies {
 /** The read version of a catalogue mod, from its primary key alone; undefined when there is no such mod. */
 export async function findModReadVersion(db: Db, id: string): Promise<string | undefined> {
   const row = await db.selectFrom("mods").select("version").where("id", "=", id).executeTakeFirst();
-  return row ? modReadVersion(row.version) : undefined;
+  return row ? `m${row.version}` : undefined;
 }
 
 export function modsService(deps: ModsDependencies): Services["mods"] {
@@ -225,7 +224,6 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
   async function loadMod(id: string): Promise<ModRow> {
     const row = await db.selectFrom("mods").selectAll().where("id", "=", id).executeTakeFirst();
     if (!row) throw notFound("Mod not found");
-    noteReadVersion(modReadVersion(row.version));
     return row;
   }
 
@@ -330,7 +328,8 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
     },
 
     async get({ id }) {
-      return toMod(await loadMod(id));
+      const row = await loadMod(id);
+      return { mod: toMod(row), version: `m${row.version}` };
     },
 
     async create({ modAtribute: reference }) {

@@ -20,6 +20,7 @@ export const healthRouter = router({
         operationId: "getHealth",
         success: "The process is up.",
         public: true,
+        rateLimit: "none",
       }),
     )
     .input(z.void())

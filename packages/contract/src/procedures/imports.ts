@@ -28,6 +28,7 @@ export const importsRouter = router({
         modpackAccess: "import",
         successStatus: 202,
         errors: [409, 429],
+        rateLimit: "workshop",
       }),
     )
     .input(startImportInput)

@@ -60,6 +60,7 @@ export const membersRouter = router({
         modpackAccess: "owner",
         successStatus: 201,
         errors: [409, 422],
+        rateLimit: "memberAdd",
       }),
     )
     .input(addMemberInput)

@@ -35,6 +35,7 @@ export const modpackModsRouter = router({
         success: "A page of the modpack's active mods.",
         permission: "modpack.read",
         modpackAccess: "read",
+        cache: { scope: "private", validator: "modpack" },
       }),
     )
     .input(modpackModListInput)
@@ -56,6 +57,7 @@ export const modpackModsRouter = router({
         modpackAccess: "add-mod",
         successStatus: 201,
         errors: [422, 502],
+        rateLimit: "workshop",
       }),
     )
     .use(rewriteInput(acceptModAttributeSpelling))
@@ -63,7 +65,7 @@ export const modpackModsRouter = router({
     .output(modpackModLinkSchema)
     .mutation(async ({ ctx, input }) => {
       const link = await service(ctx).add(ctx.caller, ctx.modpack, input);
-      if (!link.created) ctx.respond.status(200);
+      if (!link.created) ctx.response.status = 200;
       return link;
     }),
   remove: modpackProcedure

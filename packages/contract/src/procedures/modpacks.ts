@@ -45,6 +45,7 @@ export const modpacksRouter = router({
         operationId: "listPublicModpacks",
         success: "A page of public modpacks.",
         public: true,
+        cache: { scope: "public" },
       }),
     )
     .input(publicModpackListInput)
@@ -62,6 +63,7 @@ export const modpacksRouter = router({
         success: "The public modpack with its active members.",
         public: true,
         modpackAccess: "public",
+        cache: { scope: "private", validator: "modpack" },
       }),
     )
     .input(idParams)
@@ -114,6 +116,7 @@ export const modpacksRouter = router({
         success: "The modpack with its members.",
         permission: "modpack.read",
         modpackAccess: "read",
+        cache: { scope: "private", validator: "modpack" },
       }),
     )
     .input(idParams)

@@ -24,7 +24,8 @@ export const modPorts = resource("mods", {
   updateAll: port({ caller: true, output: updateAllResultSchema }),
   /** Answers `created: false` with the catalogue's mod when it was already there. */
   create: port({ input: modReferenceInput, output: createdModSchema }),
-  get: port({ input: idParams, output: modSchema }),
+  /** The mod and the version of its row, the read's ETag. */
+  get: port({ input: idParams, output: z.object({ mod: modSchema, version: z.string() }) }),
   refresh: port({ caller: true, input: idParams, output: modSchema }),
 });
 const service = modPorts.of;
@@ -43,6 +44,7 @@ export const modsRouter = router({
         success: "A page of the catalogue's mods.",
         public: true,
         errors: [404],
+        cache: { scope: "public", privateWith: ["modpackId"] },
       }),
     )
     .input(modListInput)
@@ -59,6 +61,7 @@ export const modsRouter = router({
         operationId: "listModTags",
         success: "Every tag of the catalogue, with how many mods carry it.",
         public: true,
+        cache: { scope: "public" },
       }),
     )
     .input(z.void())
@@ -77,6 +80,7 @@ export const modsRouter = router({
         success: "Accepted: every mod is refreshed from the workshop in the background.",
         permission: "mod.update-all",
         successStatus: 202,
+        rateLimit: "workshop",
       }),
     )
     .input(z.void())
@@ -97,6 +101,7 @@ export const modsRouter = router({
         permission: "mod.create",
         successStatus: 201,
         errors: [422, 502],
+        rateLimit: "workshop",
       }),
     )
     .use(rewriteInput(acceptModAttributeSpelling))
@@ -104,7 +109,7 @@ export const modsRouter = router({
     .output(createdModSchema)
     .mutation(async ({ ctx, input }) => {
       const mod = await service(ctx).create(input);
-      if (!mod.created) ctx.respond.status(200);
+      if (!mod.created) ctx.response.status = 200;
       return mod;
     }),
   get: publicProcedure
@@ -119,11 +124,16 @@ export const modsRouter = router({
         success: "The mod.",
         public: true,
         errors: [404],
+        cache: { scope: "public", validator: "mod" },
       }),
     )
     .input(idParams)
     .output(modSchema)
-    .query(({ ctx, input }) => service(ctx).get(input)),
+    .query(async ({ ctx, input }) => {
+      const { mod, version } = await service(ctx).get(input);
+      ctx.response.version = version;
+      return mod;
+    }),
   refresh: protectedProcedure
     .meta(
       operation({
@@ -137,6 +147,7 @@ export const modsRouter = router({
         success: "The mod as the workshop describes it now.",
         permission: "mod.update",
         errors: [404, 429, 502],
+        rateLimit: "workshop",
       }),
     )
     .input(idParams)
