@@ -43,8 +43,8 @@ export interface Child {
 /**
  * How the service child runs: under tsx from source, or, running the build, under Node alone (its
  * own type stripping reads service-server.ts and the two modules it imports): tsx would also load
- * the bundle through its loader and turn on source maps, which with a 20 MB bundle doubled the
- * child's RSS and made every stack trace map its frames, which `pnpm start` never does.
+ * the bundle through its loader and turn on source maps, which grows the child's memory with the
+ * bundle's size and makes every stack trace map its frames, neither of which `pnpm start` does.
  */
 const serviceExecArgv = serviceFromSource
   ? tsxArgs

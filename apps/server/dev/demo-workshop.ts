@@ -27,8 +27,8 @@ const extra = (
 
 /**
  * Items the stand-in serves that the seed leaves out of the catalogue (adding one reads it from the
- * stand-in): two made-up ones, and the workshop ids the README's walkthrough, its modpack check
- * example and examples/ use. Required items are served through IPublishedFileService/GetDetails,
+ * stand-in): two made-up ones, and the workshop ids the walkthrough (README.md, docs/walkthrough.md),
+ * its modpack check example and examples/ use. Required items are served through IPublishedFileService/GetDetails,
  * which the service calls only with a STEAM_API_KEY (any value does for the stand-in).
  */
 const extraMods: WorkshopItem[] = [

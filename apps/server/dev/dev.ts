@@ -76,8 +76,8 @@ async function seedIfEmpty(): Promise<void> {
 
 /**
  * The server under `tsx watch`, with the node flags of `pnpm start` (tsx passes them on to each run):
- * without `--liftoff-only`, V8 recompiled the embedded database's WebAssembly on every restart, which
- * took most of a restart's time.
+ * without `--liftoff-only`, V8 would recompile the embedded database's WebAssembly with its
+ * optimizing compiler on every restart, work a restart only waits for.
  */
 function startServer(workshopApiUrl: string): ChildProcess {
   const args = [tsxCli, "watch", ...nodeFlags, "--conditions=@modpack/source"];

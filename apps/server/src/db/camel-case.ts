@@ -22,8 +22,7 @@ const SHAPES_KEPT = 2_000;
  * Every row of one result has the same columns, so a result's rows are built by one function made
  * for that column list (and kept for the next result of the same shape): an object literal with
  * every key, which V8 allocates at its final size at once, instead of an object grown key by key
- * and the key list `Object.keys` copies for each row. On a page of 50 catalogue rows that is about
- * a fifth of the memory the key-by-key mapping allocated.
+ * and the key list `Object.keys` copies for each row: less garbage for every row of every answer.
  */
 export class RowCamelCasePlugin extends CamelCasePlugin {
   readonly #mappers = new LRUCache<string, RowMapper>({ max: SHAPES_KEPT });

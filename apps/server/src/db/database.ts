@@ -137,8 +137,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
  * Writes the template's files into a new data directory: a gzipped tar (what PGlite's `dumpDataDir`
  * writes) of plain files and directories. Native gunzip and plain writes take a fraction of the
  * time PGlite's own `loadDataDir` takes, which extracts through its WebAssembly file system. The
- * archive is streamed, file by file: holding the whole unpacked tar (about 40 MB) at once left that
- * much more memory with the process for as long as it ran.
+ * archive is streamed, file by file: holding the whole unpacked tar at once would leave that much
+ * more memory with the process for as long as it ran.
  */
 async function extractTemplate(template: string, dataDir: string): Promise<void> {
   const root = path.resolve(dataDir);

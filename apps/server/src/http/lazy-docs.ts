@@ -6,8 +6,8 @@ const notForwarded = new Set(["content-length", "transfer-encoding", "connection
 
 /**
  * Scalar's docs, loaded on the first request under their prefix rather than at start-up: its
- * module embeds the whole docs front-end (4 MB of JavaScript; about 85 MB of memory and 0.2 s of
- * CPU to load), which a server nobody browses never needs. The pages stay the plugin's own: a
+ * module embeds the whole docs front-end, whose loading costs memory and start-up CPU that a
+ * server nobody browses never needs. The pages stay the plugin's own: a
  * private Fastify instance serves them and the answered handler forwards each request to it.
  */
 export function lazyScalar(

@@ -453,11 +453,11 @@ export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number>
 }
 
 /**
- * Checks computed at once in one process, and checks that may wait for them. A check of a
- * 1,000-mod modpack takes 15-30 ms of CPU on the one JavaScript thread and holds its mods in memory
- * until it answers, so computing more at once adds no throughput, only memory and collector work:
- * 64 at once took the process to 380-411 MB of RSS at 16-17 CPU-ms a check, two at a time to
- * 291-307 MB at 12.5-13.6 CPU-ms, with more checks a second and half the p99.
+ * Checks computed at once in one process, and checks that may wait for them. A check of a large
+ * modpack is CPU work on the one JavaScript thread and holds the modpack's mods in memory until it
+ * answers, so computing more at once adds no throughput, only memory and collector work, and makes
+ * every check in progress wait longer for the thread. Past the waiting bound a check answers 503
+ * with `Retry-After` instead of queueing.
  */
 export const CHECKS_AT_ONCE = 2;
 export const CHECKS_WAITING = 256;

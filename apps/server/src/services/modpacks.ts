@@ -254,8 +254,9 @@ export function modpacksService(db: Db): Services["modpacks"] {
       // The caller's own modpacks (the owner index: their rows in a bitmap scan) and the ones shared
       // with them and owned by someone else (the members index, each row by primary key): a set
       // bounded by the user, sorted in memory, as far as they may read them. The set is read once:
-      // the page and its exact count (a window over it) come from one statement. Reading the owned
-      // rows by primary key one by one took a user in 3,500 modpacks 14,418 buffers and 24.6 ms.
+      // the page and its exact count (a window over it) come from one statement. The owned rows are
+      // not read by primary key one by one: for a user with thousands of modpacks that is one index
+      // probe per modpack, where the bitmap scan reads the owner's rows page by page.
       const userId = caller.userId;
       type Modpacks = SelectQueryBuilder<Database, "modpacks", object>;
       const owned = db.selectFrom("modpacks").selectAll("modpacks").where("modpacks.ownerId", "=", userId);
