@@ -1,7 +1,6 @@
 /**
- * Text arrays through a real database: whatever text a `text[]` holds comes back as it went in. On
- * Postgres the service's own reader (db/text-arrays.ts) reads what `array_out` wrote, and hands the
- * forms it does not read to pg's parser; the embedded database reads arrays itself.
+ * Text arrays through a real database: whatever text a `text[]` holds comes back as it went in,
+ * read by pg's parser on Postgres and by PGlite's on the embedded database.
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -13,8 +13,6 @@ import pg from "pg";
 import { RowCamelCasePlugin } from "./camel-case.js";
 import { PreparingClient } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
-import { parseTextArray, TEXT_ARRAY } from "./text-arrays.js";
-import { parseIsoTimestamptz } from "./timestamps.js";
 
 export type Db = Kysely<Database>;
 
@@ -56,16 +54,8 @@ export class DatabaseInUseError extends Error {
  */
 const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=8MB"];
 
-// Bigint counts as numbers (counts never exceed 2^53 here), and timestamps as Dates, the usual
-// form without a regular expression.
+// Bigint counts as numbers, as PGlite reads them (counts never exceed 2^53 here).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
-const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value) => parseIsoTimestamptz(value) ?? parseTimestamptz(value));
-// Text arrays (six on every catalogue row) sliced in one pass; the forms it leaves to pg's parser.
-// pg's TypeId lists the built-in scalar types only.
-const textArray = TEXT_ARRAY as unknown as Parameters<typeof pg.types.getTypeParser>[0];
-const parseArray = pg.types.getTypeParser(textArray);
-pg.types.setTypeParser(textArray, (value) => parseTextArray(value) ?? parseArray(value));
 
 /**
  * Opens the service's database: a pooled Postgres when a URL is given, otherwise the

@@ -2,7 +2,6 @@ import { type JobStatus, notFound, type Services, unprocessable } from "@modpack
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database, UserRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import { loadModpack } from "./modpacks.js";
 import { createNotifications } from "./notifications.js";
 import { likePattern, listPage } from "./paging.js";
@@ -29,8 +28,8 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
       .as("modpackCount");
   const toAdminUser = (row: UserRow & { modpackCount: number | string | null }) => ({
     ...toUser(row),
-    createdAt: isoString(row.createdAt),
-    updatedAt: isoString(row.updatedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
     modpackCount: Number(row.modpackCount ?? 0),
   });
 

@@ -1,6 +1,5 @@
 import { conflict, notFound, type Services } from "@modpack/contract";
 import type { Db } from "../db/database.js";
-import { isoString } from "../db/timestamps.js";
 import { listPage } from "./paging.js";
 import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 
@@ -52,8 +51,8 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         id: row.id,
         name: input.name,
         token,
-        createdAt: isoString(row.createdAt),
-        expiresAt: isoString(expiresAt),
+        createdAt: row.createdAt.toISOString(),
+        expiresAt: expiresAt.toISOString(),
         lastUsedAt: null,
       };
     },
@@ -74,9 +73,9 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         toItem: (row) => ({
           id: row.id,
           name: row.name,
-          createdAt: isoString(row.createdAt),
-          expiresAt: isoString(row.expiresAt ?? row.createdAt),
-          lastUsedAt: row.lastUsedAt ? isoString(row.lastUsedAt) : null,
+          createdAt: row.createdAt.toISOString(),
+          expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
+          lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
         }),
       });
     },

@@ -11,7 +11,6 @@ import {
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ExportRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import type { RenderMod } from "../server-file/render.js";
 import { type BuildModIds, idsForBuild } from "../workshop/description.js";
 import { buildModIdsOf } from "./mods.js";
@@ -236,8 +235,8 @@ function toExportStatus(row: Omit<ExportRow, "content">, downloadUrl: (exportId:
     downloadUrl: row.status === "completed" ? downloadUrl(row.id) : null,
     error: row.error,
     findings: row.findings,
-    createdAt: isoString(row.createdAt),
-    finishedAt: row.finishedAt ? isoString(row.finishedAt) : null,
+    createdAt: row.createdAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
   };
 }
 

@@ -8,7 +8,6 @@ import {
 } from "@modpack/contract";
 import type { Db } from "../db/database.js";
 import type { ImportRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import { createNotifications } from "./notifications.js";
 import type { JobQueue } from "./ports.js";
 import { IMPORT_QUEUE } from "./ports.js";
@@ -34,9 +33,9 @@ export function toImportStatus(row: ImportRow): ImportStatus {
     progress: row.itemsTotal === null ? null : { done: row.itemsDone, total: row.itemsTotal },
     failures: row.failures ?? [],
     error: row.error,
-    startedAt: row.startedAt ? isoString(row.startedAt) : null,
-    finishedAt: row.finishedAt ? isoString(row.finishedAt) : null,
-    createdAt: isoString(row.createdAt),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
   };
 }
 

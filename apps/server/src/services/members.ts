@@ -1,7 +1,6 @@
 import { conflict, type Invitation, type Member, notFound, type Services, unprocessable } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { isoString } from "../db/timestamps.js";
 import { loadMembers } from "./modpacks.js";
 import { createNotifications } from "./notifications.js";
 
@@ -56,8 +55,8 @@ function invitationOf(row: { email: string; permission: string[]; createdAt: Dat
     email: row.email,
     permission: row.permission,
     status: "invited",
-    createdAt: isoString(row.createdAt),
-    expiresAt: isoString(row.expiresAt),
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
   };
 }
 

@@ -2,7 +2,6 @@ import { conflict, type ModpackModLink, notFound, type Services } from "@modpack
 import { type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import type { WorkshopClient } from "../workshop/client.js";
 import { inLockOrder } from "./lock-order.js";
 import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
@@ -29,7 +28,7 @@ function toLink(row: LinkRow): Omit<ModpackModLink, "created" | "dependenciesAdd
     modpackId: row.modpackId,
     modId: row.modId,
     isActive: row.isActive,
-    createdAt: isoString(row.createdAt),
+    createdAt: row.createdAt.toISOString(),
   };
 }
 
@@ -107,7 +106,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         // one of a large modpack's mods for the word.
         count: search ? ("estimate" as const) : ("exact" as const),
         sort,
-        toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: isoString(row.addedAt) }),
+        toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };
       if (sortBy !== "updatedAt" && !search) {
         // In load order or by name, the page is cut from the links' index before any catalogue row

@@ -16,7 +16,6 @@ import { type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { reusableQuery } from "../db/reusable-query.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import { modsInLockOrder } from "./lock-order.js";
 import { createNotifications } from "./notifications.js";
 import { likePattern, listPage, rowsByIds } from "./paging.js";
@@ -32,8 +31,8 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
     isPublic: row.isPublic,
     isVerified: row.isVerified,
     isActive: row.isActive,
-    createdAt: isoString(row.createdAt),
-    updatedAt: isoString(row.updatedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 
@@ -67,8 +66,8 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
     image: row.image ?? "",
     permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
     isActive: row.isActive,
-    createdAt: isoString(row.createdAt),
-    updatedAt: isoString(row.updatedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   }));
 }
 

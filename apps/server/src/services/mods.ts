@@ -2,7 +2,6 @@ import { badGateway, type Mod, notFound, type Services, unprocessable, workshopI
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
 import { inLockOrder } from "./lock-order.js";
@@ -34,9 +33,9 @@ export function toMod(row: ModRow): Mod {
     avatarUrl: row.avatarUrl ?? "",
     tags: row.tags,
     isActive: row.isActive,
-    timeUpdated: row.timeUpdated ? isoString(row.timeUpdated) : null,
-    createdAt: isoString(row.createdAt),
-    updatedAt: isoString(row.updatedAt),
+    timeUpdated: row.timeUpdated?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 

@@ -10,7 +10,6 @@ import { sql } from "kysely";
 import type { DatabaseHandle, Db } from "../db/database.js";
 import { listen } from "../db/listen.js";
 import type { NotificationRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 import { type RevocableCredential, type Revocation, revokes } from "./ports.js";
 
 export interface NewNotification {
@@ -244,8 +243,8 @@ export function toNotification(row: NotificationRow): Notification {
     type: row.type,
     isRead: row.isRead,
     metadata: JSON.stringify(row.metadata ?? {}),
-    createdAt: isoString(row.createdAt),
-    updatedAt: isoString(row.updatedAt),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
   };
 }
 

@@ -1,7 +1,6 @@
 import { notFound, type Services, type User } from "@modpack/contract";
 import type { Db } from "../db/database.js";
 import type { UserRow } from "../db/schema.js";
-import { isoString } from "../db/timestamps.js";
 
 export function toUser(row: UserRow): User {
   return { id: row.id, name: row.name, email: row.email ?? "", role: row.role, image: row.image ?? "" };
@@ -17,7 +16,7 @@ export function sessionService(db: Db): Services["session"] {
         session: {
           id: caller.sessionId ?? caller.tokenId ?? "",
           userId: caller.userId,
-          expiresAt: isoString(caller.expiresAt),
+          expiresAt: caller.expiresAt.toISOString(),
         },
         user: toUser(user),
       };
