@@ -8,9 +8,8 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
-import { RowCamelCasePlugin } from "./camel-case.js";
 import { PreparingClient } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
@@ -62,7 +61,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
  * embedded PGlite keeping its files in `dataDir` (`memory://` keeps them in memory).
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const plugins = [new RowCamelCasePlugin()];
+  const plugins = [new CamelCasePlugin()];
   if (options.databaseUrl) {
     // One slow query never takes the others down: each statement is cancelled after the timeout
     // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT
