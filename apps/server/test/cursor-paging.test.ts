@@ -6,7 +6,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertMods } from "./support/rows.js";
+import { insertModpack, insertMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
@@ -283,5 +283,203 @@ describe("bounds and refusals", () => {
     const inCatalogue = (query: string) => get(`/mods?modpackId=${modpackId}&limit=5${query}`, owner.headers);
     expect(((await inCatalogue("")).json() as Page).pagination).toMatchObject({ total: 1100, totalExact: true });
     expect(((await inCatalogue("&search=manymods")).json() as Page).pagination).toMatchObject({ totalExact: false });
+  });
+});
+
+describe("a cursor this service did not make for the list, as it is", () => {
+  /**
+   * Each list that answers cursors: a first page of one row (of two or more), who reads it, and
+   * lists whose cursors it refuses: its rows in another sort (none for a list with one order), the
+   * same sort under another filter, and another list.
+   */
+  interface CursorList {
+    url: string;
+    who: "anyone" | "owner" | "admin";
+    otherSort: string | undefined;
+    otherFilter: string;
+    otherList: string;
+  }
+  const lists = new Map<string, CursorList>();
+  let admin: SignedIn;
+  const headersOf = (who: CursorList["who"]) =>
+    who === "owner" ? owner.headers : who === "admin" ? admin.headers : undefined;
+
+  beforeAll(async () => {
+    admin = await signIn(service, { role: "admin" });
+    for (const index of [1, 2, 3]) await signIn(service, { name: `Edituser ${index}` });
+    await addMods("Editmod", ["a", "b", "c"]);
+    const modIds = (await get("/mods?search=Editmod&limit=3")).json().data.map((mod: { id: string }) => mod.id);
+    for (const name of ["Editpack a", "Editpack b"]) {
+      await insertModpack(service, { ownerId: owner.userId, name, isPublic: true });
+    }
+    const pack = await insertModpack(service, { ownerId: owner.userId, name: "Editpack c", isPublic: true, modIds });
+    // A shorter search matches the same rows under another filter.
+    const packs = (query: string, search = "Editpack") => `/modpacks/public?limit=1&search=${search}&${query}`;
+    const mine = (query: string, search = "Editpack") => `/modpacks/my?limit=1&search=${search}&${query}`;
+    const mods = (query: string, search = "Editmod") => `/mods?limit=1&search=${search}&${query}`;
+    const inCatalogue = (query: string) => `/mods?limit=1&modpackId=${pack}&${query}`;
+    const links = (query: string) => `/modpacks/${pack}/mods?limit=1&${query}`;
+    const users = (search: string) => `/admin/users?limit=1&search=${search}`;
+    const newest = "sortBy=createdAt&sortOrder=desc";
+    const byName = "sortBy=name&sortOrder=asc";
+    const entries: [string, CursorList["who"], string, string | undefined, string, string][] = [
+      // name, who, url, other sort, other filter, other list
+      [
+        "public modpacks, newest first",
+        "anyone",
+        packs(newest),
+        packs("sortBy=updatedAt"),
+        packs(newest, "ditpack"),
+        mine(newest),
+      ],
+      [
+        "public modpacks by name",
+        "anyone",
+        packs(byName),
+        packs("sortBy=name&sortOrder=desc"),
+        packs(byName, "ditpack"),
+        mods(byName),
+      ],
+      ["my modpacks", "owner", mine(newest), mine(byName), mine(newest, "ditpack"), packs(newest)],
+      [
+        "the catalogue, newest first",
+        "anyone",
+        mods(newest),
+        mods("sortBy=updatedAt"),
+        mods(newest, "ditmod"),
+        packs(newest),
+      ],
+      [
+        "the catalogue by name",
+        "anyone",
+        mods(byName),
+        mods("sortBy=name&sortOrder=desc"),
+        inCatalogue(byName),
+        links(byName),
+      ],
+      [
+        "a modpack's mods in the catalogue",
+        "anyone",
+        inCatalogue(newest),
+        inCatalogue("sortBy=updatedAt"),
+        inCatalogue(`${newest}&search=Editmod`),
+        links(newest),
+      ],
+      [
+        "a modpack's mods in load order",
+        "owner",
+        links(""),
+        links("sortBy=updatedAt"),
+        links("search=Editmod"),
+        inCatalogue(""),
+      ],
+      [
+        "a modpack's mods by name",
+        "owner",
+        links(byName),
+        links("sortBy=name&sortOrder=desc"),
+        links(`${byName}&search=Editmod`),
+        mods(byName),
+      ],
+      ["the admin's users", "admin", users("Edituser"), undefined, users("dituser"), packs(newest)],
+    ];
+    for (const [name, who, url, otherSort, otherFilter, otherList] of entries) {
+      lists.set(name, { url, who, otherSort, otherFilter, otherList });
+    }
+  });
+
+  /** The `nextCursor` of a list's first page (two rows or more, one a page). */
+  const cursorOf = async (url: string, who: CursorList["who"]) => {
+    const response = await get(url, headersOf(who));
+    expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+    const cursor = (response.json() as Page).pagination.nextCursor;
+    expect(cursor, url).toEqual(expect.any(String));
+    return cursor as string;
+  };
+  /** The cursor's JSON fields changed by `change`, encoded again. */
+  const edited = (cursor: string, change: (fields: unknown[]) => unknown[]) =>
+    Buffer.from(JSON.stringify(change(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))))).toString(
+      "base64url",
+    );
+  const at = (index: number, value: (old: string) => unknown) => (fields: unknown[]) =>
+    fields.map((field, position) => (position === index ? value(String(field)) : field));
+  // A timestamp's last digit or a name's last letter: still a value of the column's type.
+  const otherValue = (value: string) =>
+    /\d\D*$/.test(value) ? value.replace(/\d(?=\D*$)/, (digit) => String((Number(digit) + 1) % 10)) : `${value}x`;
+
+  const cases: [string, (cursor: string, list: CursorList) => Promise<string> | string][] = [
+    ["an edited value", (cursor) => edited(cursor, at(1, otherValue))],
+    [
+      "a value no sort has",
+      (cursor) =>
+        edited(
+          cursor,
+          at(1, () => "last tuesday"),
+        ),
+    ],
+    [
+      "a value of another type",
+      (cursor) =>
+        edited(
+          cursor,
+          at(1, () => 20260101),
+        ),
+    ],
+    [
+      "an edited id",
+      (cursor) =>
+        edited(
+          cursor,
+          at(2, (id) => `${id.slice(0, -1)}${id.endsWith("0") ? "1" : "0"}`),
+        ),
+    ],
+    [
+      "an id that is no uuid",
+      (cursor) =>
+        edited(
+          cursor,
+          at(2, () => "-".repeat(36)),
+        ),
+    ],
+    ["another sort", (_cursor, list) => cursorOf(list.otherSort ?? "", list.who)],
+    ["another filter", (_cursor, list) => cursorOf(list.otherFilter, list.who)],
+    ["another list", (_cursor, list) => cursorOf(list.otherList, list.who === "admin" ? "admin" : "owner")],
+    ["garbage", () => "bm90IGEgY3Vyc29y"],
+    ["JSON that is no cursor", () => Buffer.from(JSON.stringify({ value: 1 })).toString("base64url")],
+  ];
+  const names = [
+    "public modpacks, newest first",
+    "public modpacks by name",
+    "my modpacks",
+    "the catalogue, newest first",
+    "the catalogue by name",
+    "a modpack's mods in the catalogue",
+    "a modpack's mods in load order",
+    "a modpack's mods by name",
+    "the admin's users",
+  ];
+
+  // The admin's users have one order: no cursor of another sort.
+  const applicable = names.flatMap((name) =>
+    cases
+      .filter(([label]) => !(name === "the admin's users" && label === "another sort"))
+      .map(([label, make]) => [name, label, make] as const),
+  );
+  it.each(applicable)("%s: answers 400 for %s", async (name, _label, make) => {
+    const list = lists.get(name) as CursorList;
+    const cursor = await make(await cursorOf(list.url, list.who), list);
+    const response = await get(`${list.url}&cursor=${encodeURIComponent(cursor)}`, headersOf(list.who));
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json()).toEqual({
+      error: { code: "BAD_REQUEST", message: expect.stringMatching(/^Invalid cursor/) },
+    });
+  });
+
+  it.each(names)("%s: answers the next page for its own cursor", async (name) => {
+    const list = lists.get(name) as CursorList;
+    const cursor = await cursorOf(list.url, list.who);
+    const response = await get(`${list.url}&cursor=${encodeURIComponent(cursor)}`, headersOf(list.who));
+    expect(response.statusCode, response.body).toBe(200);
+    expect((response.json() as Page).data).toHaveLength(1);
   });
 });

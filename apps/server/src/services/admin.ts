@@ -40,17 +40,17 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
       return listPage(db, input, {
         list: "admin.users",
         filters: { search },
-        matching: pattern
+        rows: pattern
           ? db
               .selectFrom("users")
               .where((eb) => eb.or([eb("users.name", "ilike", pattern), eb("users.email", "ilike", pattern)]))
           : db.selectFrom("users"),
         sort: { column: "users.createdAt", type: "timestamptz", order: "desc", id: "users.id" },
-        count: "estimate",
-        byIds: "users",
-        select: (rows) => rows.selectAll("users"),
+        count: "bounded",
+        smallSetById: "users",
+        columns: (rows) => rows.selectAll("users"),
         // Counted for the page's users only.
-        complete: (page) => page.select(modpackCount("page.id")),
+        completePage: (page) => page.select(modpackCount("page.id")),
         toItem: toAdminUser,
       });
     },

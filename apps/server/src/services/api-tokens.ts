@@ -61,15 +61,15 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
       return listPage(db, input, {
         list: "tokens",
         filters: {},
-        matching: db
+        rows: db
           .selectFrom("apiTokens")
           .where("apiTokens.userId", "=", caller.userId)
           .where("apiTokens.expiresAt", ">", new Date(now())),
         sort: { column: "apiTokens.createdAt", type: "timestamptz", order: "desc", id: "apiTokens.id" },
         // At most a few dozen a user: counted in the page's own statement.
-        count: "window",
-        cursor: false,
-        select: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"]),
+        count: "withPage",
+        cursors: false,
+        columns: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"]),
         toItem: (row) => ({
           id: row.id,
           name: row.name,

@@ -93,7 +93,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
       const sort = {
         column: sortColumns[sortBy],
         // Cursors name the order by the catalogue column the copy stands for.
-        ...(sortBy === "name" ? { key: "mods.name" } : {}),
+        ...(sortBy === "name" ? { cursorName: "mods.name" } : {}),
         type: sortBy === "name" ? ("text" as const) : ("timestamptz" as const),
         order: sortOrder,
         id: "link.id",
@@ -104,7 +104,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         // The modpack's size is bounded by the modpack: exact. A search within it counts exactly up
         // to 1,000 matches and then estimates, as the catalogue does: an exact count checks every
         // one of a large modpack's mods for the word.
-        count: search ? ("estimate" as const) : ("exact" as const),
+        count: search ? ("bounded" as const) : ("exact" as const),
         sort,
         toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };
@@ -113,9 +113,9 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         // is read, and the modpack's size is counted from the links alone.
         return listPage(db, input, {
           ...common,
-          matching: ownLinks,
-          select: (rows) => rows.select(["link.modId", "link.addedAt"]),
-          complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
+          rows: ownLinks,
+          columns: (rows) => rows.select(["link.modId", "link.addedAt"]),
+          completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
         });
       }
       // A search joins the catalogue freely, so the planner weighs the two ways to find the matches:
@@ -127,9 +127,9 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         : withModRows(ownLinks, "link.modId");
       return listPage(db, input, {
         ...common,
-        matching,
-        countFrom: search ? matching : ownLinks,
-        select: (rows) => rows.selectAll("mods").select("link.addedAt"),
+        rows: matching,
+        countRows: search ? matching : ownLinks,
+        columns: (rows) => rows.selectAll("mods").select("link.addedAt"),
       });
     },
 

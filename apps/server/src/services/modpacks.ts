@@ -117,17 +117,14 @@ function listModpacks(
   list: string,
   matching: SelectQueryBuilder<Database, "modpacks", object>,
   input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
-  count: "estimate" | "window",
+  count: "bounded" | "withPage",
 ) {
   const { search, sortBy, sortOrder } = input;
   const pattern = search ? likePattern(search) : undefined;
-  // The public list (the one counted by estimate) matches readableBy(null) whoever asks: without a
-  // search its statements are the same for every caller and every page, prepared and compiled once.
-  const fixedShape = count === "estimate" && !pattern;
   return listPage(db, input, {
     list,
     filters: { search, includeArchived: input.includeArchived },
-    matching: pattern
+    rows: pattern
       ? matching.where((eb) =>
           eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
         )
@@ -140,10 +137,8 @@ function listModpacks(
     },
     count,
     // The public list grows with the catalogue; one user's modpacks are already read by id.
-    ...(count === "estimate" ? { byIds: "modpacks" as const } : {}),
-    prepared: fixedShape,
-    ...(fixedShape ? { shape: list } : {}),
-    select: (rows) => rows.selectAll("modpacks"),
+    ...(count === "bounded" ? { smallSetById: "modpacks" as const } : {}),
+    columns: (rows) => rows.selectAll("modpacks"),
     toItem: toModpackSummary,
   });
 }
@@ -246,7 +241,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     listPublic(input) {
-      return listModpacks(db, "modpacks.public", publicModpacks, input, "estimate");
+      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded");
     },
 
     listMine(caller, input) {
@@ -274,7 +269,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
       const mine = (db.selectFrom(owned.unionAll(shared).as("modpacks")) as unknown as Modpacks).where(
         readableBy(caller, { includeArchived: input.includeArchived }),
       );
-      return listModpacks(db, "modpacks.mine", mine, input, "window");
+      return listModpacks(db, "modpacks.mine", mine, input, "withPage");
     },
 
     async create(caller, input) {

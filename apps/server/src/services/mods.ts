@@ -248,11 +248,11 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         const result = await listPage(db, input, {
           list: "mods",
           filters: { search, tags, modpackId },
-          matching: links,
-          sort: { column: "link.modName", key: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
-          count: search ? "estimate" : "exact",
-          select: (rows) => rows.select("link.modId"),
-          complete: (page) => withModRows(page, "page.modId").selectAll("mods"),
+          rows: links,
+          sort: { column: "link.modName", cursorName: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
+          count: search ? "bounded" : "exact",
+          columns: (rows) => rows.select("link.modId"),
+          completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
         });
         if (result.pagination.total === 0 && !(await readable(modpackId).executeTakeFirst())) {
@@ -278,7 +278,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
       const result = await listPage(db, input, {
         list: "mods",
         filters: { search, tags, modpackId },
-        matching,
+        rows: matching,
         sort: {
           column: modSortColumns[sortBy],
           type: sortBy === "name" ? "text" : "timestamptz",
@@ -288,15 +288,9 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         // One modpack's mods are counted exactly, a search among them as the modpack's own list
         // counts it (exactly up to 1,000 matches, then estimated), like the catalogue.
         ...(modpackId
-          ? { count: search ? ("estimate" as const) : ("exact" as const) }
-          : { count: "estimate" as const, byIds: "mods" as const }),
-        // The whole catalogue's pages are prepared once. A search's or a tag's matches range from a
-        // few mods to most of the catalogue, and a modpack from one mod to thousands, and the best
-        // plan with them: those statements are planned for their values each time.
-        prepared: !search && tags.length === 0 && !modpackId,
-        // Then `matching` is the whole catalogue, the same statement for every caller.
-        shape: "mods.catalogue",
-        select: (rows) => rows.selectAll("mods"),
+          ? { count: search ? ("bounded" as const) : ("exact" as const) }
+          : { count: "bounded" as const, smallSetById: "mods" as const }),
+        columns: (rows) => rows.selectAll("mods"),
         toItem: toMod,
       });
       // Tell an empty modpack from one the caller may not read.

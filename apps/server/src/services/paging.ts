@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
-import { badRequest, MAX_PAGE_DEPTH, type Paged, type Pagination } from "@modpack/contract";
-import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
-import { LRUCache } from "lru-cache";
+import { badRequest, MAX_PAGE_DEPTH, type Paged } from "@modpack/contract";
+import { CompiledQuery, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { executeNamed, executeSlotted, type SlottedQuery, slotQuery } from "../db/reusable-query.js";
 import type { Database } from "../db/schema.js";
 
 /** `%` and `_` in user text match themselves in ILIKE patterns. */
@@ -11,150 +9,14 @@ export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-function offsetOf(page: number, limit: number): number {
-  return (page - 1) * limit;
-}
-
 /** Counts above this are the planner's estimate (`totalExact: false`), not an exact count. */
-export const EXACT_COUNT_LIMIT = 1_000;
+const EXACT_COUNT_LIMIT = 1_000;
 
-function pagination(
-  page: number,
-  limit: number,
-  total: number,
-  more: { totalExact?: boolean; nextCursor?: string | null } = {},
-): Pagination {
-  return { page, limit, total, totalPages: Math.ceil(total / limit), ...more };
-}
-
-/** 400 when `page × limit` reaches past the deepest row offsets may read; the cursor reads further. */
-function checkPageDepth(page: number, limit: number, cursor: string | undefined): void {
-  if (cursor === undefined && page * limit > MAX_PAGE_DEPTH) {
-    throw badRequest(
-      `page × limit may not exceed ${MAX_PAGE_DEPTH}: read further with the cursor parameter (pagination.nextCursor of the previous page)`,
-    );
-  }
-}
-
-/** Where a page ends: the sort key it was read in, the last row's sort value (as text) and id. */
-interface Position {
-  value: string;
-  id: string;
-}
-
-/** Digests of recent filters (JSON), so a popular list's cursor key costs no hash. */
-const filterDigests = new LRUCache<string, string>({ max: 1_000 });
-
-/**
- * The key a cursor is made and checked under: the list's sort, and a digest of its filters, so a
- * cursor from another sort, filter or list is refused instead of answering an unrelated page.
- */
-function cursorKey(sort: string, filters: string): string {
-  let digest = filterDigests.get(filters);
-  if (digest === undefined) {
-    digest = createHash("sha256").update(filters).digest("base64url").slice(0, 16);
-    filterDigests.set(filters, digest);
-  }
-  return `${sort}.${digest}`;
-}
-
-/** An opaque cursor: base64url JSON of the sort key, value and id. */
-function encodeCursor(sortKey: string, position: Position): string {
-  return Buffer.from(JSON.stringify([sortKey, position.value, position.id])).toString("base64url");
-}
-
-/** The position a cursor names, or 400 when it is malformed or was made for another sort or filter. */
-function decodeCursor(cursor: string, sortKey: string): Position {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    parsed = undefined;
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
-    parsed[0] !== sortKey ||
-    typeof parsed[1] !== "string" ||
-    typeof parsed[2] !== "string" ||
-    !/^[0-9a-f-]{36}$/i.test(parsed[2])
-  ) {
-    throw badRequest("Invalid cursor: pass pagination.nextCursor of a page read with the same sort and filters");
-  }
-  return { value: parsed[1], id: parsed[2] };
-}
-
-/**
- * Rows after a position in `(sort column, id)` order: `(column, id) > (value, id)` ascending,
- * `<` descending. The value is the column's text form cast back to its type, so timestamps keep
- * their microseconds.
- */
-function afterPosition(
-  column: string,
-  idColumn: string,
-  type: "text" | "timestamptz",
-  order: "asc" | "desc",
-  position: Position,
-): RawBuilder<SqlBool> {
-  const value = type === "text" ? sql`${position.value}::text` : sql`${position.value}::timestamptz`;
-  const operator = sql.raw(order === "asc" ? ">" : "<");
-  return sql<SqlBool>`(${sql.ref(column)}, ${sql.ref(idColumn)}) ${operator} (${value}, ${position.id}::uuid)`;
-}
-
-/** The text form of a sort column, selected beside each row to build the next cursor from. */
-const sortText = (column: string) => sql<string>`${sql.ref(column)}::text`;
-
-/** How long a set found larger than EXACT_COUNT_LIMIT keeps its estimate before it is counted again. */
-const ESTIMATE_TTL_MS = 5_000;
-const ESTIMATES_KEPT = 1_000;
-
-/**
- * Sets recently found larger than EXACT_COUNT_LIMIT, by list and filters: their estimate
- * (already inexact) is answered again for a few seconds without a statement, so a popular list
- * (the public modpacks, the catalogue) costs one statement, its page.
- */
-const largeSets = new WeakMap<Db, LRUCache<string, number>>();
-
-/**
- * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
- * there), above it the planner's estimate of the query's rows (at least the limit + 1), remembered
- * for ESTIMATE_TTL_MS.
- */
-async function countMatches(
-  db: Db,
-  // biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables
-  matching: SelectQueryBuilder<Database, any, object>,
-  /** Names the set: the list and its filters. */
-  key: string,
-  /** The bounded count goes as a named prepared statement. */
-  prepared: boolean,
-): Promise<{ total: number; exact: boolean }> {
-  let known = largeSets.get(db);
-  const remembered = known?.get(key);
-  if (remembered !== undefined) return { total: remembered, exact: false };
-  const rows = matching.select(sql.lit(1).as("one"));
-  const compiled = rows.compile();
-  const bounding = db
-    .selectFrom(rows.limit(EXACT_COUNT_LIMIT + 1).as("matching"))
-    .select(sql<number>`count(*)::int`.as("count"));
-  const [bounded] = prepared ? await executeNamed(db, bounding) : await bounding.execute();
-  const count = Number(bounded?.count ?? 0);
-  if (count <= EXACT_COUNT_LIMIT) {
-    known?.delete(key);
-    return { total: count, exact: true };
-  }
-  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
-    CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
-  );
-  const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
-  const total = Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate));
-  if (!known) {
-    known = new LRUCache<string, number>({ max: ESTIMATES_KEPT, ttl: ESTIMATE_TTL_MS });
-    largeSets.set(db, known);
-  }
-  known.set(key, total);
-  return { total, exact: false };
-}
+/** A select from any of the service's tables and joins. */
+// biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables and joins
+export type AnySelect = SelectQueryBuilder<Database, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the rows a list selects, from any tables
+type RowsOf<Row> = SelectQueryBuilder<any, any, Row>;
 
 /**
  * The rows of `table` whose ids `ids` selects (as column `id`), each read by primary key, as a
@@ -173,6 +35,89 @@ export function rowsByIds<Q>(
   return db.selectFrom(rows.as(table)) as unknown as Q;
 }
 
+/** Where a page ends: the last row's sort value (as text) and id. */
+interface Position {
+  value: string;
+  id: string;
+}
+
+type SortType = "text" | "timestamptz";
+
+const checkOf = (fields: string[]) => createHash("sha256").update(JSON.stringify(fields)).digest("base64url");
+
+/**
+ * An opaque cursor: base64url JSON of the list's cursor key (the list, its sort and a digest of its
+ * filters), the position, and a check over them, so a cursor edited by hand is told apart from one
+ * this service made.
+ */
+function encodeCursor(cursorKey: string, { value, id }: Position): string {
+  const fields = [cursorKey, value, id];
+  return Buffer.from(JSON.stringify([...fields, checkOf(fields).slice(0, 16)])).toString("base64url");
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A sort value as `sortValue` writes it, one Postgres reads back as the column's type. */
+function isSortValue(value: string, type: SortType): boolean {
+  if (type === "text") return !value.includes("\u0000");
+  // `2026-11-22T21:06:47.713123Z`: the date part is a real day when a Date writes it back the same.
+  const milliseconds = `${value.slice(0, 23)}Z`;
+  const time = Date.parse(milliseconds);
+  return (
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(value) &&
+    !Number.isNaN(time) &&
+    new Date(time).toISOString() === milliseconds
+  );
+}
+
+/**
+ * The position a cursor names, checked before any of it reaches a statement: 400 when it is not
+ * one this service made for this list, sort and filters, or was edited since.
+ */
+function decodeCursor(cursor: string, cursorKey: string, type: SortType): Position {
+  let fields: unknown;
+  try {
+    fields = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    fields = undefined;
+  }
+  const [key, value, id, check] =
+    Array.isArray(fields) && fields.length === 4 && fields.every((field) => typeof field === "string")
+      ? (fields as string[])
+      : [];
+  if (
+    key !== cursorKey ||
+    value === undefined ||
+    id === undefined ||
+    check !== checkOf([key, value, id]).slice(0, 16) ||
+    !isSortValue(value, type) ||
+    !UUID.test(id)
+  ) {
+    throw badRequest("Invalid cursor: pass pagination.nextCursor of a page read with the same sort and filters");
+  }
+  return { value, id };
+}
+
+/**
+ * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
+ * there), above it the planner's estimate of the query's rows (at least the limit + 1).
+ */
+async function boundedCount(db: Db, rows: AnySelect): Promise<{ total: number; exact: boolean }> {
+  const matching = rows.select(sql.lit(1).as("one"));
+  const [bounded] = await db
+    .selectFrom(matching.limit(EXACT_COUNT_LIMIT + 1).as("matching"))
+    .select(sql<number>`count(*)::int`.as("count"))
+    .execute();
+  const count = Number(bounded?.count ?? 0);
+  if (count <= EXACT_COUNT_LIMIT) return { total: count, exact: true };
+  const { sql: text, parameters } = matching.compile();
+  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
+    CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]),
+  );
+  const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
+  return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate)), exact: false };
+}
+
 /** What a list request asks for: a page (with a cursor it only labels the answer), its size, a cursor. */
 export interface PageRequest {
   page: number;
@@ -180,57 +125,36 @@ export interface PageRequest {
   cursor?: string | undefined;
 }
 
-/** A select from any of the service's tables and joins. */
-// biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables and joins
-export type AnySelect = SelectQueryBuilder<Database, any, any>;
-// biome-ignore lint/suspicious/noExplicitAny: the rows a list selects, from any tables
-type RowsOf<Row> = SelectQueryBuilder<any, any, Row>;
-
 interface ListCommon<Q extends AnySelect, Row, Item> {
   /** Names the list in its cursors, with the sort and `filters`: a cursor made for another answers 400. */
   list: string;
-  /** The filters `matching` applies, as the request gave them. */
+  /** The filters `rows` applies, as the request gave them. */
   filters: Record<string, unknown>;
   /** The list's rows, filtered once: the count and the page both read this query. */
-  matching: Q;
+  rows: Q;
   /**
-   * The order: a column, its type (a cursor's value is cast back to it), the direction, and a unique
-   * id column that breaks ties. `key` names the order in cursors when it is not the column (a copy
-   * of the column read for speed keeps the cursors of the original valid).
+   * The order: a column, its type, the direction, and a unique id column that breaks ties.
+   * `cursorName` names the order in cursors when it is not the column (a copy of the column read
+   * for speed keeps the cursors of the original valid).
    */
-  sort: { column: string; key?: string; type: "text" | "timestamptz"; order: "asc" | "desc"; id: string };
+  sort: { column: string; cursorName?: string; type: SortType; order: "asc" | "desc"; id: string };
   /**
-   * How the total is counted. `estimate`: exactly up to EXACT_COUNT_LIMIT, the planner's estimate
+   * How the total is counted. `bounded`: exactly up to EXACT_COUNT_LIMIT, the planner's estimate
    * above (`totalExact: false`), for sets that grow with the catalogue. `exact`: `count(*)`, for a
-   * set bounded by its owner (one user's modpacks, one modpack's mods). `window`: `count(*) over ()`
-   * in the page's own statement, for a small set read in one statement. The first two count before
-   * the page is read, and an empty list reads no page.
+   * set bounded by its owner (one user's modpacks, one modpack's mods). `withPage`:
+   * `count(*) over ()` in the page's own statement, for a small set read in one statement. The
+   * first two count before the page is read, and an empty list reads no page.
    */
-  count: "estimate" | "exact" | "window";
+  count: "bounded" | "exact" | "withPage";
   /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
-  countFrom?: AnySelect;
+  countRows?: AnySelect;
   /**
    * A small match set (counted exactly, at most EXACT_COUNT_LIMIT rows) is read by primary key from
    * this table and sorted in memory, instead of walking the sort index and filtering every row.
    */
-  byIds?: "mods" | "modpacks" | "users";
+  smallSetById?: "mods" | "modpacks" | "users";
   /** False for a list without cursors: no `cursor`, no `nextCursor` or `totalExact` in the answer. */
-  cursor?: boolean;
-  /**
-   * The list's statements go as named prepared statements (see `executeNamed`): only for filters
-   * whose best plan is the same for every value. Not for a free-text search or a tag (a few rows to
-   * most of the catalogue), nor for one modpack's rows (one mod to thousands): a generic plan is
-   * chosen without the modpack's size, so a large modpack's pages read better when planned for the
-   * modpack each time.
-   */
-  prepared?: boolean;
-  /**
-   * With `prepared`: names a list whose `matching`, `select` and `complete` build the same SQL with
-   * the same parameters on every call (no value of the request's in them). Its page statement is
-   * then built and compiled once per sort and kind of page, and each call sends that SQL with its
-   * own limit, offset and position, skipping the query builder and the compiler.
-   */
-  shape?: string;
+  cursors?: boolean;
   toItem: (row: Row) => Item;
 }
 
@@ -238,71 +162,32 @@ type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
   (
     | {
         /** The columns of a page row. */
-        select: (rows: Q) => RowsOf<Row>;
-        complete?: undefined;
+        columns: (rows: Q) => RowsOf<Row>;
+        completePage?: undefined;
       }
     | {
-        select: (rows: Q) => AnySelect;
+        columns: (rows: Q) => AnySelect;
         /**
          * Completes the rows of the page once it is cut (`page`, the selected columns), so what
-         * `matching` does not need is read for the page's rows only, never for rows an offset skips.
+         * `rows` does not need is read for the page's rows only, never for rows an offset skips.
          */
-        complete: (page: AnySelect) => RowsOf<Row>;
+        completePage: (page: AnySelect) => RowsOf<Row>;
       }
   );
 
-/** Columns the page statement adds to each row: the cursor's sort value and id, the count of `window`. */
+/** Columns the page statement adds to each row: the cursor's sort value and id, the count of `withPage`. */
 interface PageKeys {
   sortValue: string;
   cursorId: string;
-  pageSort?: unknown;
   fullCount?: number | string;
 }
 
-/** Where a page statement reads: its limit (one row past the page), its offset, its cursor's position. */
-interface PageAt {
-  limit: number;
-  offset: number;
-  position: Position | undefined;
-}
-
-/** Values no request has, built into a page statement where its limit, offset and position go. */
-const SLOTS = [-1_000_001, -1_000_002, "\u0000position value", "\u0000position id"] as const;
-
-/** Page statements of lists with a `shape`, compiled once per shape, sort and kind of page. */
-const compiledPages = new WeakMap<Db, LRUCache<string, SlottedQuery<unknown>>>();
-
 /**
- * Runs the page statement `build` makes, compiled once for `key` (see ListCommon.shape) with the
- * slots in place of its limit, offset and position, then sent each time with this page's values at
- * the slots' parameters, as a named prepared statement.
- */
-async function runCompiledPage(db: Db, key: string, build: (at: PageAt) => AnySelect, at: PageAt) {
-  let compiled = compiledPages.get(db);
-  if (!compiled) {
-    compiled = new LRUCache<string, SlottedQuery<unknown>>({ max: 200 });
-    compiledPages.set(db, compiled);
-  }
-  let entry = compiled.get(key);
-  if (!entry) {
-    const [limit, offset, value, id] = SLOTS;
-    const query = build({ limit, offset, position: at.position && { value, id } }).compile();
-    entry = slotQuery(query, SLOTS);
-    const [limitAt, offsetAt, , idAt] = entry.positions;
-    if (!limitAt?.length || !offsetAt?.length || (at.position && !idAt?.length)) {
-      throw new Error("a page statement does not take its limit, offset or position as parameters");
-    }
-    compiled.set(key, entry);
-  }
-  return executeSlotted(db, entry, [at.limit, at.offset, at.position?.value, at.position?.id]);
-}
-
-/**
- * One page of a list and its pagination, the one way every list is paged: `matching` filters once;
- * the total is counted the way `count` says; the page is read at the cursor's position (keyset:
- * rows after the last one the previous page answered, in `(sort column, id)` order, stable while
- * rows are added) or at `(page - 1) × limit` (`page × limit` bounded, see checkPageDepth), and one
- * row past the page tells whether there is a next one (`nextCursor`).
+ * One page of a list and its pagination, the one way every list is paged: `rows` filters once; the
+ * total is counted the way `count` says; the page is read at the cursor's position (keyset: rows
+ * after the last one the previous page answered, in `(sort column, id)` order, stable while rows
+ * are added) or at `(page - 1) × limit` (`page × limit` bounded by MAX_PAGE_DEPTH), and one row
+ * past the page tells whether there is a next one (`nextCursor`).
  */
 export async function listPage<Q extends AnySelect, Row, Item>(
   db: Db,
@@ -311,75 +196,68 @@ export async function listPage<Q extends AnySelect, Row, Item>(
 ): Promise<Paged<Item>> {
   const { page, limit } = request;
   const { column, type, order, id } = spec.sort;
-  const keyset = spec.cursor !== false;
+  const keyset = spec.cursors !== false;
   const cursor = keyset ? request.cursor : undefined;
-  if (keyset) checkPageDepth(page, limit, cursor);
-  const filters = JSON.stringify(spec.filters);
-  const sortKey = cursorKey(`${spec.list}.${spec.sort.key ?? column}.${order}`, filters);
-  const position = cursor === undefined ? undefined : decodeCursor(cursor, sortKey);
-  const run = <R>(query: SelectQueryBuilder<Database, never, R>) =>
-    spec.prepared ? executeNamed(db, query) : query.execute();
+  if (keyset && cursor === undefined && page * limit > MAX_PAGE_DEPTH) {
+    throw badRequest(
+      `page × limit may not exceed ${MAX_PAGE_DEPTH}: read further with the cursor parameter (pagination.nextCursor of the previous page)`,
+    );
+  }
+  const filters = createHash("sha256").update(JSON.stringify(spec.filters)).digest("base64url").slice(0, 16);
+  const cursorKey = `${spec.list}.${spec.sort.cursorName ?? column}.${order}.${filters}`;
+  const position = cursor === undefined ? undefined : decodeCursor(cursor, cursorKey, type);
   const countExactly = async () => {
-    const [counted] = await run((spec.countFrom ?? spec.matching).select(sql<number>`count(*)::int`.as("count")));
+    const [counted] = await (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count")).execute();
     return Number(counted?.count ?? 0);
   };
-  const envelope = (total: number, exact: boolean, next: PageKeys | undefined) =>
-    pagination(
-      page,
-      limit,
-      total,
-      keyset
-        ? {
-            totalExact: exact,
-            nextCursor: next ? encodeCursor(sortKey, { value: next.sortValue, id: next.cursorId }) : null,
-          }
-        : {},
-    );
+  const pagination = (total: number, exact: boolean, next: PageKeys | undefined) => ({
+    page,
+    limit,
+    total,
+    totalPages: Math.ceil(total / limit),
+    ...(keyset && {
+      totalExact: exact,
+      nextCursor: next ? encodeCursor(cursorKey, { value: next.sortValue, id: next.cursorId }) : null,
+    }),
+  });
 
   // A window count over rows after a position would count only those: past a cursor it counts apart.
-  const windowed = spec.count === "window" && !position;
+  const withPage = spec.count === "withPage" && !position;
   let total = 0;
   let exact = true;
-  if (spec.count === "estimate") {
-    ({ total, exact } = await countMatches(db, spec.matching, `${spec.list}\u0000${filters}`, spec.prepared === true));
-  } else if (!windowed) total = await countExactly();
-  if (!windowed && total === 0) return { data: [], pagination: envelope(0, true, undefined) };
+  if (spec.count === "bounded") ({ total, exact } = await boundedCount(db, spec.rows));
+  else if (!withPage) total = await countExactly();
+  if (!withPage && total === 0) return { data: [], pagination: pagination(0, true, undefined) };
 
-  const byIds = spec.byIds && !windowed && exact && total <= EXACT_COUNT_LIMIT ? spec.byIds : undefined;
-  const pageQuery = (at: PageAt): AnySelect => {
-    let rows = byIds ? rowsByIds<Q>(db, byIds, spec.matching.select(sql.ref(`${byIds}.id`).as("id"))) : spec.matching;
-    if (at.position) rows = rows.where(afterPosition(column, id, type, order, at.position)) as Q;
-    let pageRows: AnySelect = spec
-      .select(rows)
-      .select([sortText(column).as("sortValue"), sql.ref<string>(id).as("cursorId")])
-      .$if(windowed, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
-      .orderBy(sql.ref(column), order)
-      .orderBy(sql.ref(id), order)
-      .limit(at.limit)
-      .offset(at.offset);
-    if (spec.complete) {
-      const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
-      pageRows = spec.complete(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
-    }
-    return pageRows;
-  };
-  const at: PageAt = { limit: limit + 1, offset: position ? 0 : offsetOf(page, limit), position };
-  const found = (
-    spec.prepared && spec.shape !== undefined
-      ? await runCompiledPage(
-          db,
-          [spec.shape, column, order, windowed, byIds, position !== undefined].join("\u0000"),
-          pageQuery,
-          at,
-        )
-      : await run(pageQuery(at))
-  ) as (Row & PageKeys)[];
-  if (windowed) {
-    total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
+  const byId = spec.smallSetById && !withPage && exact && total <= EXACT_COUNT_LIMIT ? spec.smallSetById : undefined;
+  let rows = byId ? rowsByIds<Q>(db, byId, spec.rows.select(sql.ref(`${byId}.id`).as("id"))) : spec.rows;
+  if (position) {
+    // `(column, id) > (value, id)` ascending, `<` descending; the value cast back to the column's type.
+    const after = sql<SqlBool>`(${sql.ref(column)}, ${sql.ref(id)}) ${sql.raw(order === "asc" ? ">" : "<")} (${position.value}::${sql.raw(type)}, ${position.id}::uuid)`;
+    rows = rows.where(after) as Q;
   }
+  // The sort value as text for the next cursor; a timestamp in UTC with its microseconds.
+  const sortValue =
+    type === "text"
+      ? sql<string>`${sql.ref(column)}::text`
+      : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+  let pageRows: AnySelect = spec
+    .columns(rows)
+    .select([sortValue.as("sortValue"), sql.ref<string>(id).as("cursorId")])
+    .$if(withPage, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+    .orderBy(sql.ref(column), order)
+    .orderBy(sql.ref(id), order)
+    .limit(limit + 1)
+    .offset(position ? 0 : (page - 1) * limit);
+  if (spec.completePage) {
+    const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
+    pageRows = spec.completePage(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
+  }
+  const found = (await pageRows.execute()) as (Row & PageKeys)[];
+  if (withPage) total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
   return {
     // Each `toItem` picks its fields by name, so the page keys on a row go no further.
     data: found.slice(0, limit).map((row) => spec.toItem(row)),
-    pagination: envelope(total, exact, found.length > limit ? found[limit - 1] : undefined),
+    pagination: pagination(total, exact, found.length > limit ? found[limit - 1] : undefined),
   };
 }
