@@ -53,10 +53,6 @@ const environmentSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
-  DATABASE_PREPARED_STATEMENTS: z
-    .enum(["true", "false"], { message: 'must be "true" or "false"' })
-    .default("true")
-    .transform((value) => value === "true"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ORIGIN_ALLOWED: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   OAUTH_PROVIDER: z.enum(["discord", "github", "google", "custom"]).optional(),
@@ -92,8 +88,8 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** Longest wait for a pooled Postgres connection, ms; beyond it the request answers 503. */
   databasePoolTimeoutMs: number;
-  /** Fixed-shape reads go as named prepared statements (off behind a pooler that cannot keep them). */
-  databasePreparedStatements: boolean;
+  /** Variables set in the environment that no longer do anything: start-up warns about them. */
+  ignoredVariables: string[];
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   originsAllowed: string[];
   oauth: {
@@ -152,6 +148,9 @@ export interface LimitsConfig {
   invitationExpiryDays: number;
 }
 
+/** Accepted so that existing configurations still start, and otherwise ignored. */
+const IGNORED_VARIABLES = ["DATABASE_PREPARED_STATEMENTS"];
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -206,7 +205,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     databasePoolTimeoutMs: e.DATABASE_POOL_TIMEOUT_MS,
-    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+    ignoredVariables: IGNORED_VARIABLES.filter((name) => present[name] !== undefined),
     logLevel: e.LOG_LEVEL,
     originsAllowed: e.ORIGIN_ALLOWED.map((origin) => new URL(origin).origin),
     oauth: {

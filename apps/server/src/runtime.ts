@@ -96,13 +96,15 @@ function prettyStream(): DestinationStream {
 export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const role = options.role ?? "all";
   const logger = options.logger ?? createLogger(config);
+  if (config.ignoredVariables.length > 0) {
+    logger.warn({ variables: config.ignoredVariables }, "ignored configuration: these variables no longer do anything");
+  }
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     poolTimeoutMs: config.databasePoolTimeoutMs,
-    preparedStatements: config.databasePreparedStatements,
     template: options.template,
   });
   let jobs: Jobs | undefined;

@@ -10,7 +10,6 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import pg from "pg";
-import { PreparingClient } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
 export type Db = Kysely<Database>;
@@ -27,11 +26,6 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number | undefined;
   /** Postgres: longest a query waits for a free pooled connection (or a new one to connect). */
   poolTimeoutMs?: number | undefined;
-  /**
-   * Postgres: fixed-shape reads go as named prepared statements (see prepared-statements.ts); off
-   * behind a connection pooler in transaction mode that cannot keep them. Default on.
-   */
-  preparedStatements?: boolean | undefined;
   /**
    * A gzipped tarball of an initialized, migrated embedded database (`pnpm build` makes one beside
    * the built server). A new `dataDir` starts as a copy of it instead of running initdb; a missing
@@ -67,7 +61,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT
     // compilation only costs an OLTP service's short queries time.
     const pool = new pg.Pool({
-      Client: options.preparedStatements === false ? pg.Client : PreparingClient,
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       idleTimeoutMillis: 30_000,

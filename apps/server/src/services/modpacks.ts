@@ -14,7 +14,6 @@ import {
 } from "@modpack/contract";
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { reusableQuery } from "../db/reusable-query.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
 import { createNotifications } from "./notifications.js";
@@ -38,7 +37,7 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
 
 const memberPermissionValues = new Set<string>(memberPermissions);
 
-const membersQuery = reusableQuery(["00000000-0000-4000-8000-00000000000a"], (db, modpackId) =>
+const membersQuery = (db: Db, modpackId: string) =>
   db
     .selectFrom("modpackMembers")
     .innerJoin("users", "users.id", "modpackMembers.userId")
@@ -54,8 +53,8 @@ const membersQuery = reusableQuery(["00000000-0000-4000-8000-00000000000a"], (db
     .where("modpackMembers.modpackId", "=", modpackId)
     .where("modpackMembers.isActive", "=", true)
     .orderBy("modpackMembers.createdAt")
-    .orderBy("modpackMembers.userId"),
-);
+    .orderBy("modpackMembers.userId")
+    .execute();
 
 /** The active members of a modpack with their names, oldest first. */
 export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
@@ -161,30 +160,28 @@ export function copyName(original: string): string {
   return `${base.length < original.length ? base.trimEnd() : base}${COPY_SUFFIX}`;
 }
 
-/** The user id no caller has: an anonymous access check runs the same compiled query with it. */
+/** The user id no caller has: an anonymous access check runs the same query with it. */
 const NO_USER = "00000000-0000-0000-0000-000000000000";
 
 /**
  * The access check's one indexed lookup: the modpack, the caller's active membership, and the read
- * rule (`readableBy`) evaluated for the caller and for anyone, built and compiled once.
+ * rule (`readableBy`) evaluated for the caller and for anyone.
  */
-const accessQuery = reusableQuery(
-  ["00000000-0000-4000-8000-00000000000b", "00000000-0000-4000-8000-00000000000c"],
-  (db, userId, id) =>
-    db
-      .selectFrom("modpacks")
-      .leftJoin("modpackMembers", (join) =>
-        join
-          .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-          .on("modpackMembers.userId", "=", userId)
-          .on("modpackMembers.isActive", "=", true),
-      )
-      .selectAll("modpacks")
-      .select("modpackMembers.permission")
-      .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
-      .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
-      .where("modpacks.id", "=", id),
-);
+const accessQuery = (db: Db, userId: string, id: string) =>
+  db
+    .selectFrom("modpacks")
+    .leftJoin("modpackMembers", (join) =>
+      join
+        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .on("modpackMembers.userId", "=", userId)
+        .on("modpackMembers.isActive", "=", true),
+    )
+    .selectAll("modpacks")
+    .select("modpackMembers.permission")
+    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
+    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
+    .where("modpacks.id", "=", id)
+    .execute();
 
 /**
  * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
