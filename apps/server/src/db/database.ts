@@ -1,15 +1,22 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync } from "node:fs";
-import { type FileHandle, mkdir, open, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { createGunzip } from "node:zlib";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { CamelCasePlugin, type DatabaseConnection, type Driver, Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import {
+  CamelCasePlugin,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  Kysely,
+  PGliteDialect,
+  PostgresDialect,
+} from "kysely";
 import pg from "pg";
+import { extract } from "tar";
 import type { Database } from "./schema.js";
 
 export type Db = Kysely<Database>;
@@ -92,14 +99,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   let pglite: PGlite;
   try {
     const isNew = !inMemory && !existsSync(path.join(dataDir, "PG_VERSION"));
-    if (isNew && options.template && existsSync(options.template)) await extractTemplate(options.template, dataDir);
+    // The template is a gzipped tar of the data directory (PGlite's `dumpDataDir`): unpacked with
+    // native gunzip and plain file writes, instead of through PGlite's WebAssembly file system.
+    if (isNew && options.template && existsSync(options.template)) {
+      await extract({ file: options.template, cwd: dataDir, preserveOwner: false });
+    }
     // pg_trgm backs the search indexes of migration 0002.
     pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams: embeddedStartParams });
   } catch (error) {
     await lock?.release();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SerialPGliteDialect({ pglite }), plugins });
+  const db = new Kysely<Database>({ dialect: serialPGliteDialect(pglite), plugins });
   return {
     kind: "pglite",
     db,
@@ -113,90 +124,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       }
     },
   };
-}
-
-/**
- * Writes the template's files into a new data directory: a gzipped tar (what PGlite's `dumpDataDir`
- * writes) of plain files and directories. Native gunzip and plain writes take a fraction of the
- * time PGlite's own `loadDataDir` takes, which extracts through its WebAssembly file system. The
- * archive is streamed, file by file: holding the whole unpacked tar at once would leave that much
- * more memory with the process for as long as it ran.
- */
-async function extractTemplate(template: string, dataDir: string): Promise<void> {
-  const root = path.resolve(dataDir);
-  await pipeline(createReadStream(template), createGunzip({ chunkSize: 256 * 1024 }), async (source) => {
-    let header = Buffer.alloc(0);
-    let file: FileHandle | undefined;
-    let fileMode = 0o600;
-    let remaining = 0;
-    let padding = 0;
-    let ended = false;
-    const closeFile = async () => {
-      if (!file) return;
-      await file.chmod(fileMode);
-      await file.close();
-      file = undefined;
-    };
-    try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
-        let data = chunk;
-        while (data.length > 0 && !ended) {
-          if (remaining > 0) {
-            const piece = data.subarray(0, remaining);
-            await file?.write(piece);
-            remaining -= piece.length;
-            data = data.subarray(piece.length);
-            if (remaining === 0) await closeFile();
-            continue;
-          }
-          if (padding > 0) {
-            const skipped = Math.min(padding, data.length);
-            padding -= skipped;
-            data = data.subarray(skipped);
-            continue;
-          }
-          const needed = 512 - header.length;
-          header = Buffer.concat([header, data.subarray(0, needed)]);
-          data = data.subarray(needed);
-          if (header.length < 512) break;
-          const entry = header;
-          header = Buffer.alloc(0);
-          // Two zero blocks end the archive.
-          if (entry[0] === 0) {
-            ended = true;
-            break;
-          }
-          const text = (from: number, length: number) => {
-            const field = entry.subarray(from, from + length);
-            const end = field.indexOf(0);
-            return field.subarray(0, end < 0 ? length : end).toString("utf8");
-          };
-          const name = `${text(345, 155)}${text(0, 100)}`;
-          const mode = Number.parseInt(text(100, 8).trim() || "0", 8) & 0o777;
-          const size = Number.parseInt(text(124, 12).trim() || "0", 8);
-          const type = String.fromCharCode(entry[156] ?? 0);
-          const target = path.resolve(root, `.${path.posix.sep}${name}`);
-          if (target !== root && !target.startsWith(`${root}${path.sep}`))
-            throw new Error(`template entry outside the data directory: ${name}`);
-          padding = Math.ceil(size / 512) * 512 - size;
-          if (type === "5") {
-            await mkdir(target, { recursive: true, mode: mode || 0o700 });
-            padding += size;
-          } else if (type === "0" || type === "\0") {
-            await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-            fileMode = mode || 0o600;
-            file = await open(target, "w", fileMode);
-            remaining = size;
-            if (remaining === 0) await closeFile();
-          } else {
-            throw new Error(`template entry of unsupported type ${JSON.stringify(type)}: ${name}`);
-          }
-        }
-      }
-    } finally {
-      await file?.close();
-    }
-  });
 }
 
 /**
@@ -266,41 +193,46 @@ async function lockDataDir(dataDir: string): Promise<{ release(): Promise<void> 
 /**
  * PGlite has one connection. Kysely's PGlite driver hands that connection to every caller at
  * once, so a query from one request could run inside another request's open transaction.
- * This dialect makes the connection a pool of one: a caller waits until the previous one has
- * released it, exactly as it would on a Postgres pool of size 1.
+ * This dialect is Kysely's, with its driver's connection made a pool of one: a caller waits until
+ * the previous one has released it, exactly as it would on a Postgres pool of size 1.
  */
-class SerialPGliteDialect extends PGliteDialect {
-  override createDriver(): Driver {
-    const driver = super.createDriver();
-    let tail: Promise<void> = Promise.resolve();
-    const releases = new WeakMap<DatabaseConnection, () => void>();
-    const serial: Driver = {
-      init: (options) => driver.init(options),
-      acquireConnection: async (options) => {
-        const previous = tail;
-        let release!: () => void;
-        tail = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        await previous;
-        const connection = await driver.acquireConnection(options);
-        releases.set(connection, release);
-        return connection;
-      },
-      releaseConnection: async (connection, options) => {
-        await driver.releaseConnection(connection, options);
-        const release = releases.get(connection);
-        releases.delete(connection);
-        release?.();
-      },
-      beginTransaction: driver.beginTransaction.bind(driver),
-      commitTransaction: driver.commitTransaction.bind(driver),
-      rollbackTransaction: driver.rollbackTransaction.bind(driver),
-      destroy: () => driver.destroy(),
-    };
-    if (driver.savepoint) serial.savepoint = driver.savepoint.bind(driver);
-    if (driver.rollbackToSavepoint) serial.rollbackToSavepoint = driver.rollbackToSavepoint.bind(driver);
-    if (driver.releaseSavepoint) serial.releaseSavepoint = driver.releaseSavepoint.bind(driver);
-    return serial;
-  }
+function serialPGliteDialect(pglite: PGlite): Dialect {
+  const dialect = new PGliteDialect({ pglite });
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () => serialDriver(dialect.createDriver()),
+  };
+}
+
+function serialDriver(driver: Driver): Driver {
+  let tail: Promise<void> = Promise.resolve();
+  const releases = new WeakMap<DatabaseConnection, () => void>();
+  return {
+    init: (options) => driver.init(options),
+    acquireConnection: async (options) => {
+      const previous = tail;
+      let release!: () => void;
+      tail = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await previous;
+      const connection = await driver.acquireConnection(options);
+      releases.set(connection, release);
+      return connection;
+    },
+    releaseConnection: async (connection, options) => {
+      await driver.releaseConnection(connection, options);
+      releases.get(connection)?.();
+      releases.delete(connection);
+    },
+    beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
+    commitTransaction: (connection) => driver.commitTransaction(connection),
+    rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
+    savepoint: driver.savepoint?.bind(driver),
+    rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
+    releaseSavepoint: driver.releaseSavepoint?.bind(driver),
+    destroy: () => driver.destroy(),
+  };
 }
