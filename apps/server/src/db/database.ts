@@ -100,9 +100,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   try {
     const isNew = !inMemory && !existsSync(path.join(dataDir, "PG_VERSION"));
     // The template is a gzipped tar of the data directory (PGlite's `dumpDataDir`): unpacked with
-    // native gunzip and plain file writes, instead of through PGlite's WebAssembly file system.
+    // native gunzip and plain file writes, instead of through PGlite's WebAssembly file system. At
+    // once and in small reads: nothing else waits on the process yet, and tar's streams and large
+    // default reads grew the process's memory for as long as it ran.
     if (isNew && options.template && existsSync(options.template)) {
-      await extract({ file: options.template, cwd: dataDir, preserveOwner: false });
+      extract({ file: options.template, cwd: dataDir, preserveOwner: false, sync: true, maxReadSize: 256 * 1024 });
     }
     // pg_trgm backs the search indexes of migration 0002.
     pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams: embeddedStartParams });
