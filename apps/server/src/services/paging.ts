@@ -43,7 +43,7 @@ interface Position {
 
 type SortType = "text" | "timestamptz";
 
-const checkOf = (fields: string[]) => createHash("sha256").update(JSON.stringify(fields)).digest("base64url");
+const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("base64url").slice(0, 16);
 
 /**
  * An opaque cursor: base64url JSON of the list's cursor key (the list, its sort and a digest of its
@@ -51,8 +51,7 @@ const checkOf = (fields: string[]) => createHash("sha256").update(JSON.stringify
  * this service made.
  */
 function encodeCursor(cursorKey: string, { value, id }: Position): string {
-  const fields = [cursorKey, value, id];
-  return Buffer.from(JSON.stringify([...fields, checkOf(fields).slice(0, 16)])).toString("base64url");
+  return Buffer.from(JSON.stringify([cursorKey, value, id, digest([cursorKey, value, id])])).toString("base64url");
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -89,7 +88,7 @@ function decodeCursor(cursor: string, cursorKey: string, type: SortType): Positi
     key !== cursorKey ||
     value === undefined ||
     id === undefined ||
-    check !== checkOf([key, value, id]).slice(0, 16) ||
+    check !== digest([key, value, id]) ||
     !isSortValue(value, type) ||
     !UUID.test(id)
   ) {
@@ -203,8 +202,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       `page × limit may not exceed ${MAX_PAGE_DEPTH}: read further with the cursor parameter (pagination.nextCursor of the previous page)`,
     );
   }
-  const filters = createHash("sha256").update(JSON.stringify(spec.filters)).digest("base64url").slice(0, 16);
-  const cursorKey = `${spec.list}.${spec.sort.cursorName ?? column}.${order}.${filters}`;
+  const cursorKey = `${spec.list}.${spec.sort.cursorName ?? column}.${order}.${digest(spec.filters)}`;
   const position = cursor === undefined ? undefined : decodeCursor(cursor, cursorKey, type);
   const countExactly = async () => {
     const [counted] = await (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count")).execute();
