@@ -3,14 +3,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { migrations } from "../src/db/migrations/index.js";
 import { SWEEP_SESSIONS_QUEUE } from "../src/jobs/maintenance.js";
+import { captureLog } from "./support/log-capture.js";
 import { startTestService, type TestService } from "./support/service.js";
 
 let service: TestService;
+const log = captureLog();
 
 beforeAll(async () => {
-  service = await startTestService();
+  // A variable that no longer does anything still starts the service.
+  const env: Record<string, string> = { DATABASE_PREPARED_STATEMENTS: "true" };
+  service = await startTestService({ env, logger: log.logger });
 });
 afterAll(() => service.stop());
+
+describe("start-up", () => {
+  it("names an ignored configuration variable in one warning", () => {
+    const ignored = log.lines().filter((line) => String(line.msg).startsWith("ignored configuration"));
+    expect(ignored).toEqual([expect.objectContaining({ level: 40, variables: ["DATABASE_PREPARED_STATEMENTS"] })]);
+  });
+});
 
 describe("migrations", () => {
   it("applied every numbered migration to the empty database", async () => {
