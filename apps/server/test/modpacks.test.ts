@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyName } from "../src/services/modpacks.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
@@ -212,5 +213,20 @@ describe("GET /modpacks/my", () => {
     const body = (await call(joined, "GET", "/modpacks/my")).body;
     expect((body.data as Json[]).map((modpack) => modpack.name)).toEqual(["Owned and joined"]);
     expect(body.pagination).toMatchObject({ total: 1 });
+  });
+});
+
+describe("dates in answers", () => {
+  it("are UTC with milliseconds and a Z, the stored microseconds cut, not rounded", async () => {
+    const created = await call(owner, "POST", "/modpacks", { name: "Dated", isPublic: true });
+    expect(created.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const id = String(created.body.id);
+    await sql`update modpacks set created_at = '2026-01-02 03:04:05.678999+05:30', updated_at = '1999-12-31 23:59:59.9995+00' where id = ${id}`.execute(
+      service.runtime.database.db,
+    );
+    const dates = { createdAt: "2026-01-01T21:34:05.678Z", updatedAt: "1999-12-31T23:59:59.999Z" };
+    expect((await call(owner, "GET", `/modpacks/${id}`)).body).toMatchObject(dates);
+    const listed = (await call(null, "GET", "/modpacks/public?search=Dated")).body.data as Json[];
+    expect(listed).toEqual([expect.objectContaining(dates)]);
   });
 });
