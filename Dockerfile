@@ -19,7 +19,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# The flags of apps/server/src/node-flags.ts (a test holds them equal): --liftoff-only starts the
-# embedded database (PGlite, WebAssembly) in half the memory; a 16 MB young generation and an old
-# generation growing to at most twice its live size keep the RSS near 250 MB under load.
-CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/main.js"]
+# Node with the flags of `pnpm start`, read from package.json's config.nodeFlags (see
+# apps/server/src/node-flags.ts); `exec` leaves node as the container's main process, so it gets SIGTERM.
+CMD ["sh", "-c", "exec node $(node -p 'require(\"./package.json\").config.nodeFlags') dist/main.js"]

@@ -2,12 +2,10 @@ import { defineConfig } from "tsdown";
 
 /**
  * Packages left to node_modules: PGlite loads its WebAssembly and data files beside its own modules,
- * pino starts its transports (pino-pretty) from their files in worker threads, the docs bundle
- * (@scalar) is imported only when `/docs` is first asked for, and pg's modules require each other
- * in a cycle that does not survive bundling.
+ * pino starts its transports (pino-pretty) from their files in worker threads, and pg's modules
+ * require each other in a cycle that does not survive bundling.
  */
-const loadedFromNodeModules =
-  /^(@electric-sql\/pglite|pino|pino-pretty|thread-stream|@scalar\/|pg|pg-pool|pg-native)(\/|$)/;
+const loadedFromNodeModules = /^(@electric-sql\/pglite|pino|pino-pretty|thread-stream|pg|pg-pool|pg-native)(\/|$)/;
 
 /**
  * The server as ESM entry points (the service, `db:migrate`, `db:seed`, the embedded template, and

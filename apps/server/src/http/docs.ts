@@ -1,35 +1,14 @@
 import { z } from "zod";
 import type { Config } from "../config.js";
 import { defineRoute, type RouteModule, routePaths, routesPlugin } from "../edge/routes.js";
-import { lazyScalar } from "./lazy-docs.js";
 
 const DOCS_PREFIX = "/docs";
 
 /**
  * The service's index, its OpenAPI document and, outside production, the interactive reference
- * (`/docs`, its front-end loaded on the first request for it). `document` answers the whole
- * OpenAPI document.
+ * (`/docs`). `document` answers the whole OpenAPI document.
  */
 export function docsRoutes(config: Config, document: () => unknown): RouteModule {
-  // The reference's front-end is loaded when its pages are first asked for.
-  const scalar = lazyScalar({
-    routePrefix: DOCS_PREFIX,
-    configuration: {
-      url: "/openapi.json",
-      title: "Modpack Collection Service",
-      pageTitle: "Modpack Collection Service API",
-      withDefaultFonts: false,
-      hideClientButton: false,
-      persistAuth: true,
-      authentication: { preferredSecurityScheme: "cookieAuth" },
-      // Only this API's reference: no AI chat, no MCP, no deploy/share tools, nothing sent elsewhere.
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: "never",
-      telemetry: false,
-    },
-  });
-
   const index = defineRoute({
     method: "GET",
     path: "/",
@@ -90,14 +69,31 @@ export function docsRoutes(config: Config, document: () => unknown): RouteModule
       },
     },
     errors: { 404: "Disabled in production" },
-    handler: ({ request, reply }) => scalar(request, reply),
+    // Only its OpenAPI entry is used: Scalar's plugin registers the routes that serve these pages.
+    handler: async ({ reply }) => reply.callNotFound(),
   });
 
-  const served = config.isProduction ? [index, openApi] : [index, openApi, reference];
   return {
-    plugin: routesPlugin(served, (app) => {
-      // The reference's own pages and assets under `/docs/`.
-      if (!config.isProduction) app.get(`${DOCS_PREFIX}/*`, scalar);
+    plugin: routesPlugin([index, openApi], async (app) => {
+      // Production neither serves the reference nor loads its front-end, a large module.
+      if (config.isProduction) return;
+      await app.register(import("@scalar/fastify-api-reference"), {
+        routePrefix: DOCS_PREFIX,
+        configuration: {
+          url: "/openapi.json",
+          title: "Modpack Collection Service",
+          pageTitle: "Modpack Collection Service API",
+          withDefaultFonts: false,
+          hideClientButton: false,
+          persistAuth: true,
+          authentication: { preferredSecurityScheme: "cookieAuth" },
+          // Only this API's reference: no AI chat, no MCP, no deploy/share tools, nothing sent elsewhere.
+          agent: { disabled: true },
+          mcp: { disabled: true },
+          showDeveloperTools: "never",
+          telemetry: false,
+        },
+      });
     }),
     paths: routePaths([index, openApi, reference]),
   };

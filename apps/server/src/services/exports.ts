@@ -1,7 +1,6 @@
 import {
   type Caller,
   conflict,
-  type ExportConfiguration,
   type ExportStatus,
   type GameVersion,
   notFound,
@@ -12,9 +11,15 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ExportRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
-import { type BuildModIds, idsForBuild } from "../workshop/description.js";
-import { buildModIdsOf } from "./mods.js";
 import { createNotifications } from "./notifications.js";
+import {
+  applyConfiguration,
+  buildModIdsOf,
+  type EffectiveConfiguration,
+  type PackMod,
+  type SavedConfiguration,
+  writtenIdsOf,
+} from "./pack-mods.js";
 import type { JobQueue } from "./ports.js";
 import { EXPORT_QUEUE } from "./ports.js";
 import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
@@ -39,24 +44,6 @@ const STALE_PENDING = sql<Date>`now() - interval '15 minutes'`;
 
 /** What `findDownload` needs: who may read a modpack. */
 export type DownloadDependencies = Pick<ExportsDependencies, "db" | "modpacks">;
-
-export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
-
-/** An active mod of a modpack, with what the server file and the modpack check read of it. */
-export interface PackMod extends RenderMod {
-  /** In-game ids per game build; a build's file and check read its own list when present. */
-  buildModIds?: Partial<BuildModIds>;
-  tags: string[];
-  requiredWorkshopIds: string[];
-  /** False when the last refresh found the item removed, private or delisted on the workshop. */
-  available: boolean;
-}
-
-export interface EffectiveConfiguration {
-  configuration: ExportConfiguration;
-  /** The modpack's active mods in the effective load order. */
-  mods: PackMod[];
-}
 
 const packModColumns = [
   "mods.id",
@@ -92,35 +79,6 @@ function toPackMod<T extends { platformModIds: string[]; modIdsB41: string[] | n
 }
 
 /**
- * Whether an id is in a list: a search of the list when it is short (most mods name one to three
- * in-game ids, and searching a few beats building a Set for each mod of a large modpack), a Set when
- * it is long.
- */
-export function idLookup(ids: readonly string[]): (id: string) => boolean {
-  if (ids.length <= 8) return (id) => ids.includes(id);
-  const set = new Set(ids);
-  return (id) => set.has(id);
-}
-
-/** The ids of a list, each once, in the order of their first appearance (the list itself when it repeats none). */
-export function distinctIds(ids: readonly string[]): readonly string[] {
-  if (ids.length <= 1) return ids;
-  if (ids.length > 8) return [...new Set(ids)];
-  return ids.every((id, index) => ids.indexOf(id) === index)
-    ? ids
-    : ids.filter((id, index) => ids.indexOf(id) === index);
-}
-
-/** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
-export function writtenIdsOf(mod: PackMod, configuration: ExportConfiguration, version: GameVersion) {
-  const config = configuration.modConfig[mod.id];
-  const selected = idLookup(config?.selectedPlatformModIds ?? mod.platformModIds);
-  const versionIds = idsForBuild(mod, version);
-  const custom = config?.customPlatformModIds ?? [];
-  return { versionIds, selected: versionIds.filter(selected), custom };
-}
-
-/**
  * The renderer's input for one version: each mod's ids for that version with its custom ids after
  * them, and the selection to match (custom ids always selected).
  */
@@ -143,38 +101,6 @@ export function renderInputFor(
     selected[mod.id] = [...written.selected, ...custom];
   }
   return { mods, selected };
-}
-
-/**
- * The configuration as it applies now: the saved order kept to the modpack's active mods, then
- * the active mods it does not mention in the order they were added; for every active mod the saved
- * selection kept to the mod's current in-game ids, or all of them when nothing was saved for it.
- */
-export function applyConfiguration(active: PackMod[], saved: SavedConfiguration): EffectiveConfiguration {
-  const byId = new Map(active.map((mod) => [mod.id, mod]));
-  const ordered: PackMod[] = [];
-  const placed = new Set<string>();
-  for (const id of saved?.modsOrder ?? []) {
-    const mod = byId.get(id);
-    if (!mod || placed.has(id)) continue;
-    placed.add(id);
-    ordered.push(mod);
-  }
-  for (const mod of active) if (!placed.has(mod.id)) ordered.push(mod);
-
-  const modConfig: ExportConfiguration["modConfig"] = {};
-  for (const mod of ordered) {
-    const selection = saved && Object.hasOwn(saved.modConfig, mod.id) ? saved.modConfig[mod.id] : undefined;
-    const custom = selection?.customPlatformModIds ?? [];
-    const own = selection ? idLookup(mod.platformModIds) : undefined;
-    modConfig[mod.id] = {
-      selectedPlatformModIds: own
-        ? distinctIds(selection?.selectedPlatformModIds ?? []).filter(own)
-        : [...mod.platformModIds],
-      ...(custom.length > 0 ? { customPlatformModIds: [...custom] } : {}),
-    };
-  }
-  return { configuration: { modsOrder: ordered.map((mod) => mod.id), modConfig }, mods: ordered };
 }
 
 /** The modpack's effective export configuration and its mods in load order, in two queries. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyConfiguration, distinctIds, idLookup, type PackMod } from "./exports.js";
 import { buildsOfTags, checkModpack, headerLines } from "./modpack-check.js";
+import { applyConfiguration, distinctIds, idLookup, type PackMod } from "./pack-mods.js";
 
 function mod(name: string, overrides: Partial<PackMod> = {}): PackMod {
   return {

@@ -9,17 +9,16 @@ import {
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
+import { loadEffectiveConfiguration, loadModpackMods } from "./exports.js";
+import { createNotifications, type NewNotification } from "./notifications.js";
 import {
   applyConfiguration,
+  buildModIdsOf,
   distinctIds,
   type EffectiveConfiguration,
-  loadEffectiveConfiguration,
-  loadModpackMods,
   type PackMod,
   writtenIdsOf,
-} from "./exports.js";
-import { buildModIdsOf } from "./mods.js";
-import { createNotifications, type NewNotification } from "./notifications.js";
+} from "./pack-mods.js";
 import { workGate } from "./user-limits.js";
 
 /** Workshop tags that name a game build: `Build 41`, `Build 42`, `B42`, `Build 42.13`. */

@@ -7,6 +7,7 @@ import { PARSER_VERSION } from "../workshop/description.js";
 import { inLockOrder } from "./lock-order.js";
 import { notifyNewErrors } from "./modpack-check.js";
 import { readableBy } from "./modpacks.js";
+import { buildModIdsOf } from "./pack-mods.js";
 import { type AnySelect, likePattern, listPage, rowsByIds } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
@@ -14,11 +15,6 @@ import { inFlightCounter } from "./user-limits.js";
 
 const HTTP_URL = /^https?:\/\//i;
 const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
-
-/** A mod's in-game ids for each game build (ids not qualified by a build belong to both). */
-export function buildModIdsOf(row: Pick<ModRow, "platformModIds" | "modIdsB41" | "modIdsB42">): Mod["buildModIds"] {
-  return { "41x": row.modIdsB41 ?? row.platformModIds, "42x": row.modIdsB42 ?? row.platformModIds };
-}
 
 export function toMod(row: ModRow): Mod {
   return {

@@ -1,0 +1,94 @@
+import type { ExportConfiguration, GameVersion, Mod } from "@modpack/contract";
+import type { ModRow } from "../db/schema.js";
+import type { RenderMod } from "../server-file/render.js";
+import { type BuildModIds, idsForBuild } from "../workshop/description.js";
+
+/*
+ * A modpack's mods as its server file, its check and the catalogue's update read them: each mod's
+ * in-game ids per game build, and the saved configuration that orders and selects them. Pure, and
+ * importing no service, so the services sharing these pieces need not import each other.
+ */
+
+/** A mod's in-game ids for each game build (ids not qualified by a build belong to both). */
+export function buildModIdsOf(row: Pick<ModRow, "platformModIds" | "modIdsB41" | "modIdsB42">): Mod["buildModIds"] {
+  return { "41x": row.modIdsB41 ?? row.platformModIds, "42x": row.modIdsB42 ?? row.platformModIds };
+}
+
+export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
+
+/** An active mod of a modpack, with what the server file and the modpack check read of it. */
+export interface PackMod extends RenderMod {
+  /** In-game ids per game build; a build's file and check read its own list when present. */
+  buildModIds?: Partial<BuildModIds>;
+  tags: string[];
+  requiredWorkshopIds: string[];
+  /** False when the last refresh found the item removed, private or delisted on the workshop. */
+  available: boolean;
+}
+
+export interface EffectiveConfiguration {
+  configuration: ExportConfiguration;
+  /** The modpack's active mods in the effective load order. */
+  mods: PackMod[];
+}
+
+/**
+ * Whether an id is in a list: a search of the list when it is short (most mods name one to three
+ * in-game ids, and searching a few beats building a Set for each mod of a large modpack), a Set when
+ * it is long.
+ */
+export function idLookup(ids: readonly string[]): (id: string) => boolean {
+  if (ids.length <= 8) return (id) => ids.includes(id);
+  const set = new Set(ids);
+  return (id) => set.has(id);
+}
+
+/** The ids of a list, each once, in the order of their first appearance (the list itself when it repeats none). */
+export function distinctIds(ids: readonly string[]): readonly string[] {
+  if (ids.length <= 1) return ids;
+  if (ids.length > 8) return [...new Set(ids)];
+  return ids.every((id, index) => ids.indexOf(id) === index)
+    ? ids
+    : ids.filter((id, index) => ids.indexOf(id) === index);
+}
+
+/** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
+export function writtenIdsOf(mod: PackMod, configuration: ExportConfiguration, version: GameVersion) {
+  const config = configuration.modConfig[mod.id];
+  const selected = idLookup(config?.selectedPlatformModIds ?? mod.platformModIds);
+  const versionIds = idsForBuild(mod, version);
+  const custom = config?.customPlatformModIds ?? [];
+  return { versionIds, selected: versionIds.filter(selected), custom };
+}
+
+/**
+ * The configuration as it applies now: the saved order kept to the modpack's active mods, then
+ * the active mods it does not mention in the order they were added; for every active mod the saved
+ * selection kept to the mod's current in-game ids, or all of them when nothing was saved for it.
+ */
+export function applyConfiguration(active: PackMod[], saved: SavedConfiguration): EffectiveConfiguration {
+  const byId = new Map(active.map((mod) => [mod.id, mod]));
+  const ordered: PackMod[] = [];
+  const placed = new Set<string>();
+  for (const id of saved?.modsOrder ?? []) {
+    const mod = byId.get(id);
+    if (!mod || placed.has(id)) continue;
+    placed.add(id);
+    ordered.push(mod);
+  }
+  for (const mod of active) if (!placed.has(mod.id)) ordered.push(mod);
+
+  const modConfig: ExportConfiguration["modConfig"] = {};
+  for (const mod of ordered) {
+    const selection = saved && Object.hasOwn(saved.modConfig, mod.id) ? saved.modConfig[mod.id] : undefined;
+    const custom = selection?.customPlatformModIds ?? [];
+    const own = selection ? idLookup(mod.platformModIds) : undefined;
+    modConfig[mod.id] = {
+      selectedPlatformModIds: own
+        ? distinctIds(selection?.selectedPlatformModIds ?? []).filter(own)
+        : [...mod.platformModIds],
+      ...(custom.length > 0 ? { customPlatformModIds: [...custom] } : {}),
+    };
+  }
+  return { configuration: { modsOrder: ordered.map((mod) => mod.id), modConfig }, mods: ordered };
+}
