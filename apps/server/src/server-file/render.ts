@@ -40,12 +40,6 @@ export interface RenderRejection {
   reason: UnsafeReason;
 }
 
-export interface RenderResult {
-  content: string;
-  /** Every value left out of the file because the server-file rule refuses it, in file order. */
-  rejected: RenderRejection[];
-}
-
 const DEFAULT_SERVICE_NAME = "Modpack Collection Service";
 const BASE_MAP = "Muldraugh, KY";
 const SLUG_MAX_LENGTH = 60;
@@ -57,12 +51,13 @@ const NON_SLUG_RUN = /[^a-z0-9]+/g;
 const EDGE_DASHES = /^-+|-+$/g;
 
 /**
- * Renders the mod section of a server file and reports every value it refused. Values (in-game ids,
- * workshop ids, map folders) must pass the server-file rule (no control characters, line separators,
- * `;` or `=`, bounded length); text of the `#` header loses its line-breaking characters by the same
- * rule. So nothing taken from the workshop or a user can add a line to the file.
+ * Renders the mod section of a server file and reports every value it refused, in file order.
+ * Values (in-game ids, workshop ids, map folders) must pass the server-file rule (no control
+ * characters, line separators, `;` or `=`, bounded length); text of the `#` header loses its
+ * line-breaking characters by the same rule. So nothing taken from the workshop or a user can add a
+ * line to the file.
  */
-export function renderServerFileWithReport(input: RenderInput): RenderResult {
+export function renderServerFileWithReport(input: RenderInput): { content: string; rejected: RenderRejection[] } {
   // Sets keep the first occurrence of a value, in insertion order.
   const modIds = new Set<string>();
   const workshopIds = new Set<string>();

@@ -113,7 +113,7 @@ export class WorkshopError extends Error {
 }
 
 const integer = z.union([
-  z.number().int(),
+  z.int(),
   z
     .string()
     .trim()
@@ -121,14 +121,7 @@ const integer = z.union([
     .transform(Number),
 ]);
 
-const workshopId = z.union([
-  z.string().trim().regex(WORKSHOP_ID),
-  z
-    .number()
-    .int()
-    .nonnegative()
-    .transform((value) => String(value)),
-]);
+const workshopId = z.union([z.string().trim().regex(WORKSHOP_ID), z.int().nonnegative().transform(String)]);
 
 const flag = z.union([
   z.boolean(),
@@ -136,8 +129,10 @@ const flag = z.union([
   z.string().transform((value) => !["", "0", "false"].includes(value.trim().toLowerCase())),
 ]);
 
-const optionalInteger = integer.optional().catch(undefined);
-const optionalText = z.string().optional().catch(undefined);
+/** A field Steam may leave out; one of the wrong shape is as good as none. */
+const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const optionalInteger = optional(integer);
+const optionalText = optional(z.string());
 
 const childSchema = z.object({
   publishedfileid: workshopId,
@@ -160,12 +155,9 @@ const detailSchema = z.object({
   file_description: optionalText,
   preview_url: optionalText,
   time_updated: optionalInteger,
-  tags: z
-    .array(z.object({ tag: z.string() }))
-    .optional()
-    .catch(undefined),
-  banned: flag.optional().catch(undefined),
-  children: z.array(childSchema).optional().catch(undefined),
+  tags: optional(z.array(z.object({ tag: z.string() }))),
+  banned: optional(flag),
+  children: optional(z.array(childSchema)),
 });
 
 const detailsResponseSchema = z.object({
@@ -199,13 +191,12 @@ function chunk<T>(values: T[], size: number): T[][] {
   return chunks;
 }
 
-/** Seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+/** The wait a Retry-After header (seconds or an HTTP date) asks for, bounded; undefined when absent or unreadable. */
 function retryAfterMs(header: string | null): number | undefined {
   if (header === null) return undefined;
   const text = header.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const wait = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
+  return Number.isNaN(wait) ? undefined : Math.min(MAX_RETRY_DELAY_MS, Math.max(0, wait));
 }
 
 function describeError(error: unknown): string {
@@ -355,12 +346,11 @@ export function createWorkshopClient(options: WorkshopClientOptions): WorkshopCl
     }
     const { status } = response;
     if (status === 429) {
-      const wait = retryAfterMs(response.headers.get("retry-after"));
       return {
         kind: "rate_limited",
         status,
         message: "answered HTTP 429 (rate limited)",
-        delayMs: wait === undefined ? undefined : Math.min(wait, MAX_RETRY_DELAY_MS),
+        delayMs: retryAfterMs(response.headers.get("retry-after")),
       };
     }
     if (status >= 500) return { kind: "unavailable", status, message: `answered HTTP ${status}` };

@@ -328,10 +328,6 @@ function addMap(block: Block, part: string): void {
   else block.maps.push(value);
 }
 
-function unique(values: Iterable<string>): string[] {
-  return [...new Set(values)];
-}
-
 function toBlocks(entries: Entry[]): { preamble: Block; blocks: Block[] } {
   const preamble: Block = { workshopId: null, mods: [], maps: [], rejected: [] };
   const blocks: Block[] = [];
@@ -382,7 +378,7 @@ function toBlocks(entries: Entry[]): { preamble: Block; blocks: Block[] } {
  */
 export function parseDescription(description: string, workshopId?: string): ParsedDescription {
   const { preamble, blocks } = toBlocks(readEntries(normalize(stripMarkup(description))));
-  const workshopIds = unique(blocks.map((block) => block.workshopId).filter((id): id is string => id !== null));
+  const workshopIds = [...new Set(blocks.map((block) => block.workshopId!))];
 
   let chosen: Block[];
   if (workshopId === undefined) {
@@ -410,7 +406,7 @@ export function parseDescription(description: string, workshopId?: string): Pars
   return {
     platformModIds,
     buildModIds: { "41x": idsOf("41x"), "42x": idsOf("42x") },
-    mapFolders: unique(chosen.flatMap((block) => block.maps)),
+    mapFolders: [...new Set(chosen.flatMap((block) => block.maps))],
     workshopIds,
     rejected: [...rejected.values()],
   };
