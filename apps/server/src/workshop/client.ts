@@ -1,4 +1,3 @@
-/// <reference lib="es2024.string" />
 import { setTimeout as sleep } from "node:timers/promises";
 import { WORKSHOP_ID } from "@modpack/contract";
 import { z } from "zod";
@@ -248,8 +247,8 @@ export function cleanLine(text: string, max: number): string {
 export function cleanUrl(text: string | undefined): string | null {
   if (text === undefined || text === "" || text.length > WORKSHOP_TEXT_LIMITS.previewUrl) return null;
   if (/[\p{Cc}\s\u2028\u2029]/u.test(text) || !text.isWellFormed()) return null;
-  const url = URL.parse(text);
-  return url?.protocol === "https:" || url?.protocol === "http:" ? text : null;
+  const protocol = URL.canParse(text) ? new URL(text).protocol : undefined;
+  return protocol === "https:" || protocol === "http:" ? text : null;
 }
 
 /** Distinct non-empty tags, each bounded, at most `WORKSHOP_TEXT_LIMITS.tags` of them. */
