@@ -58,14 +58,6 @@ function listOf(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
-/** The workshop ids the modpack's active mods require that no active mod of the modpack provides. */
-export function missingRequirementIds(mods: PackMod[]): string[] {
-  const present = new Set(mods.map((mod) => mod.workshopId));
-  const missing = new Set<string>();
-  for (const mod of mods) for (const id of mod.requiredWorkshopIds) if (!present.has(id)) missing.add(id);
-  return [...missing];
-}
-
 /** Strongly connected components (Tarjan), each as indexes in ascending order. */
 function components(size: number, edges: number[][]): number[][] {
   const index = new Array<number>(size).fill(-1);
@@ -317,21 +309,26 @@ export function checkModpack(input: CheckInput): ModpackCheck {
   };
 }
 
-/** Catalogue titles of workshop items, by workshop id, in one query (none when `ids` is empty). */
-export async function catalogueTitles(db: Db, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom("mods").select(["workshopId", "name"]).where("workshopId", "in", ids).execute();
-  return new Map(rows.map((row) => [row.workshopId, row.name]));
-}
-
-/** Checks an already loaded configuration: at most one more query (titles of missing requirements). */
+/**
+ * Checks an already loaded configuration: at most one more query, for the catalogue's titles of the
+ * required items no active mod of the modpack provides (for the messages).
+ */
 export async function checkConfiguration(
   db: Db,
   effective: EffectiveConfiguration,
   version: GameVersion,
 ): Promise<ModpackCheck> {
-  const knownTitles = await catalogueTitles(db, missingRequirementIds(effective.mods));
-  return checkModpack({ version, effective, knownTitles });
+  const present = new Set(effective.mods.map((mod) => mod.workshopId));
+  const missing = new Set(effective.mods.flatMap((mod) => mod.requiredWorkshopIds).filter((id) => !present.has(id)));
+  const titles =
+    missing.size === 0
+      ? []
+      : await db
+          .selectFrom("mods")
+          .select(["workshopId", "name"])
+          .where("workshopId", "in", [...missing])
+          .execute();
+  return checkModpack({ version, effective, knownTitles: new Map(titles.map((row) => [row.workshopId, row.name])) });
 }
 
 /** One line per error and warning, for the server file's `#` header. */

@@ -16,7 +16,7 @@ import { type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
-import { createNotifications } from "./notifications.js";
+import { notify } from "./notifications.js";
 import { likePattern, listPage, rowsByIds } from "./paging.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
@@ -37,8 +37,19 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
 
 const memberPermissionValues = new Set<string>(memberPermissions);
 
-const membersQuery = (db: Db, modpackId: string) =>
-  db
+/** The member permissions this version knows, of a stored list. */
+function knownPermissions(stored: string[]): MemberPermission[] {
+  return stored.filter((value) => memberPermissionValues.has(value)) as MemberPermission[];
+}
+
+/** A modpack row as the single-modpack reads answer it, without its members. */
+function toModpack(row: ModpackRow): Omit<Modpack, "members"> {
+  return { ...toModpackSummary(row), metadata: row.metadata ?? {} };
+}
+
+/** The active members of a modpack with their names, oldest first. */
+export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
+  const rows = await db
     .selectFrom("modpackMembers")
     .innerJoin("users", "users.id", "modpackMembers.userId")
     .select([
@@ -55,16 +66,10 @@ const membersQuery = (db: Db, modpackId: string) =>
     .orderBy("modpackMembers.createdAt")
     .orderBy("modpackMembers.userId")
     .execute();
-
-/** The active members of a modpack with their names, oldest first. */
-export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
-  const rows = await membersQuery(db, modpackId);
   return rows.map((row) => ({
-    userId: row.userId,
-    name: row.name,
+    ...row,
     image: row.image ?? "",
-    permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
-    isActive: row.isActive,
+    permission: knownPermissions(row.permission),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }));
@@ -77,7 +82,16 @@ export async function loadModpack(db: Db, id: string): Promise<Modpack> {
     loadMembers(db, id),
   ]);
   if (!row) throw notFound("Modpack not found");
-  return { ...toModpackSummary(row), members, metadata: row.metadata ?? {} };
+  return { ...toModpack(row), members };
+}
+
+/** Writes changes (none: only the time) to a modpack's row and moves its `updatedAt` to now. */
+export async function changeModpack(db: Db, id: string, changes: ModpackUpdate = {}): Promise<void> {
+  await db
+    .updateTable("modpacks")
+    .set({ ...changes, updatedAt: sql<Date>`now()` })
+    .where("id", "=", id)
+    .execute();
 }
 
 /**
@@ -199,9 +213,6 @@ export async function authorizeModpack(
   const [row] = await accessQuery(db, caller?.userId ?? NO_USER, id);
   if (!row) throw notFound("Modpack not found");
   const isOwner = caller !== null && row.ownerId === caller.userId;
-  const memberPermissions = row.permission
-    ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
-    : null;
   if (need === "public") {
     // `public` asks whether anyone may read it.
     if (!row.readableByAnyone) throw notFound("Modpack not found");
@@ -212,19 +223,16 @@ export async function authorizeModpack(
     throw notFound("Modpack not found");
   } else if (need === "owner") {
     if (!isOwner) throw accessDenied();
-  } else if (!isOwner && !memberPermissions?.includes(need)) {
+  } else if (!isOwner && !(row.permission && knownPermissions(row.permission).includes(need))) {
     throw accessDenied();
   }
   return {
     id: row.id,
     name: row.name,
     ownerId: row.ownerId,
-    isPublic: row.isPublic,
     isActive: row.isActive,
-    isOwner,
-    memberPermissions,
     version: `p${row.version}`,
-    modpack: { ...toModpackSummary(row), metadata: row.metadata ?? {} },
+    modpack: toModpack(row),
   };
 }
 
@@ -283,7 +291,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ...toModpackSummary(row), members: [], metadata: row.metadata ?? {} };
+      return { ...toModpack(row), members: [] };
     },
 
     async get(access) {
@@ -298,35 +306,17 @@ export function modpacksService(db: Db): Services["modpacks"] {
       if (input.isPublic !== undefined) changes.isPublic = input.isPublic;
       if (input.platformWorkshopUrl !== undefined) changes.platformUrl = input.platformWorkshopUrl;
       if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
-      if (Object.keys(changes).length > 0) {
-        await db
-          .updateTable("modpacks")
-          .set({ ...changes, updatedAt: sql<Date>`now()` })
-          .where("id", "=", modpack.id)
-          .execute();
-      }
+      if (Object.keys(changes).length > 0) await changeModpack(db, modpack.id, changes);
       return loadModpack(db, modpack.id);
     },
 
     async archive(modpack) {
-      if (modpack.isActive) {
-        await db
-          .updateTable("modpacks")
-          .set({ isActive: false, updatedAt: sql<Date>`now()` })
-          .where("id", "=", modpack.id)
-          .execute();
-      }
+      if (modpack.isActive) await changeModpack(db, modpack.id, { isActive: false });
       return { message: "Modpack archived" };
     },
 
     async restore(modpack) {
-      if (!modpack.isActive) {
-        await db
-          .updateTable("modpacks")
-          .set({ isActive: true, updatedAt: sql<Date>`now()` })
-          .where("id", "=", modpack.id)
-          .execute();
-      }
+      if (!modpack.isActive) await changeModpack(db, modpack.id, { isActive: true });
       return loadModpack(db, modpack.id);
     },
 
@@ -386,15 +376,13 @@ export function modpacksService(db: Db): Services["modpacks"] {
               .where("exportConfigurations.modpackId", "=", modpack.id),
           )
           .execute();
-        await createNotifications(trx, [
-          {
-            userId: caller.userId,
-            title: "Modpack duplicated",
-            content: `${copy.name} is a copy of ${original.name} with ${links.length} mod${links.length === 1 ? "" : "s"}.`,
-            type: "success",
-            metadata: { modpackId: copy.id, sourceModpackId: original.id, modCount: links.length },
-          },
-        ]);
+        await notify(trx, {
+          userId: caller.userId,
+          title: "Modpack duplicated",
+          content: `${copy.name} is a copy of ${original.name} with ${links.length} mod${links.length === 1 ? "" : "s"}.`,
+          type: "success",
+          metadata: { modpackId: copy.id, sourceModpackId: original.id, modCount: links.length },
+        });
         return copy.id;
       });
       return loadModpack(db, id);

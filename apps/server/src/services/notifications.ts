@@ -46,6 +46,11 @@ export async function createNotifications(db: Db, notifications: NewNotification
   await sql`select pg_notify(${NOTIFICATION_CHANNEL}, payload) from unnest(${payloads}::text[]) as payload`.execute(db);
 }
 
+/** Creates one notification, as createNotifications does. */
+export function notify(db: Db, notification: NewNotification): Promise<void> {
+  return createNotifications(db, [notification]);
+}
+
 export interface NotificationHub {
   /**
    * The new notifications of the caller, created on any instance, as they commit; ends when
@@ -250,9 +255,7 @@ export function toNotification(row: NotificationRow): Notification {
 
 export function notificationsService(db: Db, hub: NotificationHub): Services["notifications"] {
   return {
-    stream(caller, signal) {
-      return hub.stream(caller, signal);
-    },
+    stream: (caller, signal) => hub.stream(caller, signal),
 
     async list(caller, input) {
       let query = db
