@@ -9,15 +9,15 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { ExportRow, ModRow } from "../db/schema.js";
+import type { ExportRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
 import { notify } from "./notifications.js";
 import {
   applyConfiguration,
-  buildModIdsOf,
   type EffectiveConfiguration,
   type PackMod,
   type SavedConfiguration,
+  toPackMod,
   writtenIdsOf,
 } from "./pack-mods.js";
 import type { JobQueue } from "./ports.js";
@@ -68,13 +68,6 @@ function activeModsQuery(db: Db, modpackIds: string[]) {
     .where("link.isActive", "=", true)
     .orderBy("link.addedAt")
     .orderBy("link.id");
-}
-
-type PackModRow = Omit<PackMod, "buildModIds"> & Pick<ModRow, "modIdsB41" | "modIdsB42">;
-
-/** A pack mod from its row: the per-build id columns become `buildModIds`. */
-function toPackMod({ modIdsB41, modIdsB42, ...mod }: PackModRow): PackMod {
-  return { ...mod, buildModIds: buildModIdsOf({ platformModIds: mod.platformModIds, modIdsB41, modIdsB42 }) };
 }
 
 /**

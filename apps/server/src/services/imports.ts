@@ -39,10 +39,6 @@ export function toImportStatus(row: ImportRow): ImportStatus {
   };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
-}
-
 export function importsService(deps: ImportsDependencies): Services["imports"] {
   const { db, jobs } = deps;
   return {
@@ -94,7 +90,9 @@ export function importsService(deps: ImportsDependencies): Services["imports"] {
         });
         return { message: "Import started", status: "pending", importId };
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict("An import is already running for this modpack");
+        // A unique violation: the modpack's one pending or running import is there already.
+        if ((error as { code?: unknown } | null)?.code === "23505")
+          throw conflict("An import is already running for this modpack");
         throw error;
       }
     },

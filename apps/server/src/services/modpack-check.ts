@@ -13,10 +13,10 @@ import { loadEffectiveConfiguration, loadModpackMods } from "./exports.js";
 import { createNotifications, type NewNotification } from "./notifications.js";
 import {
   applyConfiguration,
-  buildModIdsOf,
   distinctIds,
   type EffectiveConfiguration,
   type PackMod,
+  toPackMod,
   writtenIdsOf,
 } from "./pack-mods.js";
 import { workGate } from "./user-limits.js";
@@ -353,20 +353,6 @@ function errorsOf(effective: EffectiveConfiguration): Map<string, CheckFinding> 
   return errors;
 }
 
-/** A modpack mod as it was before a catalogue row changed. */
-function asBefore(mod: PackMod, before: ModRow): PackMod {
-  return {
-    ...mod,
-    name: before.name,
-    platformModIds: before.platformModIds,
-    buildModIds: buildModIdsOf(before),
-    mapFolders: before.mapFolders,
-    tags: before.tags,
-    requiredWorkshopIds: before.requiredWorkshopIds,
-    available: before.isActive,
-  };
-}
-
 const MESSAGES_PER_NOTIFICATION = 5;
 /** Modpacks whose mods are loaded at once when a change is checked. */
 const MODPACKS_PER_BATCH = 200;
@@ -421,7 +407,8 @@ export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number>
         applyConfiguration(
           entry.active.map((mod) => {
             const row = beforeById.get(mod.id);
-            return row ? asBefore(mod, row) : mod;
+            // The mod as it was before its catalogue row changed.
+            return row ? toPackMod({ ...row, available: row.isActive }) : mod;
           }),
           entry.saved,
         ),

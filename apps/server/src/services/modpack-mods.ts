@@ -30,18 +30,14 @@ function toLink<Row extends { createdAt: Date }>(row: Row) {
  * in the catalogue's lock order (`inLockOrder`), as each reads its mod `for share`.
  */
 export async function linkMods(db: Db, modpackId: string, mods: Pick<ModRow, "id" | "workshopId">[], addedBy: string) {
-  const position = new Map<string, number>();
-  const distinct: (Pick<ModRow, "id" | "workshopId"> & { index: number })[] = [];
-  for (const mod of mods) {
-    if (position.has(mod.id)) continue;
-    position.set(mod.id, distinct.length);
-    distinct.push({ id: mod.id, workshopId: mod.workshopId, index: distinct.length });
-  }
+  // Each mod once, at its first place in the list.
+  const distinct = [...new Map(mods.map((mod) => [mod.id, mod])).values()];
   if (distinct.length === 0) return [];
-  const at = (index: number) => sql<Date>`now() + ${index}::int * interval '1 microsecond'`;
+  const position = new Map(distinct.map((mod, index) => [mod.id, index]));
+  const at = (modId: string) => sql<Date>`now() + ${position.get(modId)}::int * interval '1 microsecond'`;
   const links = await db
     .insertInto("modpackMods")
-    .values(inLockOrder(distinct).map((mod) => ({ modpackId, modId: mod.id, addedBy, addedAt: at(mod.index) })))
+    .values(inLockOrder(distinct).map((mod) => ({ modpackId, modId: mod.id, addedBy, addedAt: at(mod.id) })))
     .onConflict((conflict) =>
       conflict
         .columns(["modpackId", "modId"])

@@ -37,11 +37,6 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
 
 const memberPermissionValues = new Set<string>(memberPermissions);
 
-/** The member permissions this version knows, of a stored list. */
-function knownPermissions(stored: string[]): MemberPermission[] {
-  return stored.filter((value) => memberPermissionValues.has(value)) as MemberPermission[];
-}
-
 /** A modpack row as the single-modpack reads answer it, without its members. */
 function toModpack(row: ModpackRow): Omit<Modpack, "members"> {
   return { ...toModpackSummary(row), metadata: row.metadata ?? {} };
@@ -69,7 +64,7 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
   return rows.map((row) => ({
     ...row,
     image: row.image ?? "",
-    permission: knownPermissions(row.permission),
+    permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }));
@@ -178,26 +173,6 @@ export function copyName(original: string): string {
 const NO_USER = "00000000-0000-0000-0000-000000000000";
 
 /**
- * The access check's one indexed lookup: the modpack, the caller's active membership, and the read
- * rule (`readableBy`) evaluated for the caller and for anyone.
- */
-const accessQuery = (db: Db, userId: string, id: string) =>
-  db
-    .selectFrom("modpacks")
-    .leftJoin("modpackMembers", (join) =>
-      join
-        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .on("modpackMembers.userId", "=", userId)
-        .on("modpackMembers.isActive", "=", true),
-    )
-    .selectAll("modpacks")
-    .select("modpackMembers.permission")
-    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
-    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
-    .where("modpacks.id", "=", id)
-    .execute();
-
-/**
  * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
  * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Reads
  * follow `readableBy`; changes need the owner or a member holding the permission, and an archived
@@ -210,7 +185,22 @@ export async function authorizeModpack(
   id: string,
   need: ModpackNeed,
 ): Promise<ModpackAccess> {
-  const [row] = await accessQuery(db, caller?.userId ?? NO_USER, id);
+  const userId = caller?.userId ?? NO_USER;
+  // The modpack, the caller's active membership, and the read rule for the caller and for anyone.
+  const row = await db
+    .selectFrom("modpacks")
+    .leftJoin("modpackMembers", (join) =>
+      join
+        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .on("modpackMembers.userId", "=", userId)
+        .on("modpackMembers.isActive", "=", true),
+    )
+    .selectAll("modpacks")
+    .select("modpackMembers.permission")
+    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
+    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
+    .where("modpacks.id", "=", id)
+    .executeTakeFirst();
   if (!row) throw notFound("Modpack not found");
   const isOwner = caller !== null && row.ownerId === caller.userId;
   if (need === "public") {
@@ -223,7 +213,7 @@ export async function authorizeModpack(
     throw notFound("Modpack not found");
   } else if (need === "owner") {
     if (!isOwner) throw accessDenied();
-  } else if (!isOwner && !(row.permission && knownPermissions(row.permission).includes(need))) {
+  } else if (!isOwner && !row.permission?.includes(need)) {
     throw accessDenied();
   }
   return {
