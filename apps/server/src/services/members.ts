@@ -67,14 +67,11 @@ async function changeMember(
   });
 }
 
+const invitationColumns = ["email", "permission", "createdAt", "expiresAt"] as const;
+
+/** An invitation row, read with `invitationColumns`, as the contract answers it. */
 function invitationOf(row: { email: string; permission: string[]; createdAt: Date; expiresAt: Date }): Invitation {
-  return {
-    email: row.email,
-    permission: row.permission,
-    status: "invited",
-    createdAt: row.createdAt.toISOString(),
-    expiresAt: row.expiresAt.toISOString(),
-  };
+  return { ...row, status: "invited", createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt.toISOString() };
 }
 
 /**
@@ -92,14 +89,11 @@ export async function acceptInvitations(db: Db, userId: string, email: string): 
     const now = Date.now();
     const live = invitations.filter((invitation) => invitation.expiresAt.getTime() > now);
     if (live.length === 0) return 0;
+    const modpackIds = live.map((invitation) => invitation.modpackId);
     const modpacks = await trx
       .selectFrom("modpacks")
       .select(["id", "name", "ownerId"])
-      .where(
-        "id",
-        "in",
-        live.map((invitation) => invitation.modpackId),
-      )
+      .where("id", "in", modpackIds)
       .where("isActive", "=", true)
       .execute();
     let accepted = 0;
@@ -140,7 +134,7 @@ export function membersService(db: Db, options: { invitationExpiryDays: number }
               expiresAt: expiry,
             }),
           )
-          .returning(["email", "permission", "createdAt", "expiresAt"])
+          .returning(invitationColumns)
           .executeTakeFirstOrThrow();
         return invitationOf(row);
       }
@@ -185,7 +179,7 @@ export function membersService(db: Db, options: { invitationExpiryDays: number }
     async listInvitations(modpack) {
       const rows = await db
         .selectFrom("modpackInvitations")
-        .select(["email", "permission", "createdAt", "expiresAt"])
+        .select(invitationColumns)
         .where("modpackId", "=", modpack.id)
         .where("expiresAt", ">", sql<Date>`now()`)
         .orderBy("updatedAt", "desc")

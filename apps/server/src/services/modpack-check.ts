@@ -58,13 +58,17 @@ function listOf(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
-/** Strongly connected components (Tarjan), each as indexes in ascending order. */
-function components(size: number, edges: number[][]): number[][] {
+/**
+ * Strongly connected components (Tarjan): `groups` each as indexes in ascending order, and the
+ * group of each index.
+ */
+function components(size: number, edges: number[][]): { groups: number[][]; groupOf: number[] } {
   const index = new Array<number>(size).fill(-1);
   const low = new Array<number>(size).fill(0);
   const onStack = new Array<boolean>(size).fill(false);
   const stack: number[] = [];
   const found: number[][] = [];
+  const groupOf = new Array<number>(size).fill(0);
   let counter = 0;
   const visit = (node: number) => {
     index[node] = counter;
@@ -85,6 +89,7 @@ function components(size: number, edges: number[][]): number[][] {
       for (;;) {
         const member = stack.pop()!;
         onStack[member] = false;
+        groupOf[member] = found.length;
         component.push(member);
         if (member === node) break;
       }
@@ -92,7 +97,7 @@ function components(size: number, edges: number[][]): number[][] {
     }
   };
   for (let node = 0; node < size; node++) if (index[node] === -1) visit(node);
-  return found;
+  return { groups: found, groupOf };
 }
 
 /** A binary min-heap of numbers. */
@@ -139,18 +144,14 @@ class MinHeap {
  * among the mods whose requirements are placed, the one saved first goes next. Mods in a cycle
  * move as one block, in their saved order.
  */
-function stableOrder(size: number, requires: number[][], groups: number[][]): number[] {
-  const groupOf = new Array<number>(size).fill(0);
-  groups.forEach((group, id) => {
-    for (const member of group) groupOf[member] = id;
-  });
+function stableOrder(requires: number[][], { groups, groupOf }: ReturnType<typeof components>): number[] {
   // Each group is known by its first member's position, so the heap orders groups by saved order.
   const first = groups.map((group) => group[0]!);
   const groupAt = new Map(first.map((position, id) => [position, id]));
   const waiting = new Array<number>(groups.length).fill(0);
   // Most groups are required by none: their sets are made only when needed.
   const dependents: (Set<number> | undefined)[] = new Array(groups.length);
-  for (let node = 0; node < size; node++) {
+  for (let node = 0; node < requires.length; node++) {
     for (const required of requires[node] ?? []) {
       const from = groupOf[required]!;
       const to = groupOf[node]!;
@@ -266,10 +267,9 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     });
   }
 
-  const groups = components(mods.length, requires);
-  const groupOf = new Array<number>(mods.length).fill(0);
-  groups.forEach((group, id) => {
-    for (const member of group) groupOf[member] = id;
+  const cycles = components(mods.length, requires);
+  const { groupOf } = cycles;
+  cycles.groups.forEach((group) => {
     if (group.length < 2) return;
     add(group[0]!, {
       code: "requirement-cycle",
@@ -305,7 +305,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     version,
     ok: !list.some((finding) => finding.severity === "error"),
     findings: list,
-    suggestedOrder: stableOrder(mods.length, requires, groups).map((position) => mods[position]!.id),
+    suggestedOrder: stableOrder(requires, cycles).map((position) => mods[position]!.id),
   };
 }
 

@@ -311,12 +311,9 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     async duplicate(caller, modpack, input) {
+      // The original as the access check read it.
+      const original = modpack.modpack;
       const id = await db.transaction().execute(async (trx) => {
-        const original = await trx
-          .selectFrom("modpacks")
-          .selectAll()
-          .where("id", "=", modpack.id)
-          .executeTakeFirstOrThrow();
         const copy = await trx
           .insertInto("modpacks")
           .values({
@@ -326,7 +323,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
             isPublic: false,
             platformUrl: original.platformUrl,
             ownerId: caller.userId,
-            metadata: JSON.stringify(original.metadata ?? {}),
+            metadata: JSON.stringify(original.metadata),
           })
           .returning(["id", "name"])
           .executeTakeFirstOrThrow();
