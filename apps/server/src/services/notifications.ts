@@ -145,7 +145,6 @@ export async function openNotificationHub(options: {
     let ended = false;
     let wake: (() => void) | undefined;
     const mine = byUser.get(caller.userId) ?? new Set<OpenStream>();
-    byUser.set(caller.userId, mine);
     const target: OpenStream = {
       caller,
       deliver(notification) {
@@ -172,6 +171,8 @@ export async function openNotificationHub(options: {
     };
     while (mine.size >= bounds.perUser) mine.values().next().value?.end();
     while (open.size >= bounds.max) open.values().next().value?.end();
+    // Set only now: ending the user's last stream above drops their entry.
+    byUser.set(caller.userId, mine);
     open.add(target);
     mine.add(target);
     schedule(target, caller.expiresAt.getTime());
