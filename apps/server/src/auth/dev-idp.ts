@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LRUCache } from "lru-cache";
 import type { Config } from "../config.js";
 import { httpError } from "../edge/errors.js";
-import { defineRoute, type RouteModule, routesPlugin } from "../edge/routes.js";
+import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 import { bearerToken } from "./authenticate.js";
 import type { ProviderConfig } from "./providers.js";
 import { generateSecret, sameSecret } from "./secrets.js";
@@ -194,9 +194,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(typeof body === "string" ? body : body.toString("utf8"))));
-      },
+      (_request, body: string, done) => done(null, Object.fromEntries(new URLSearchParams(body))),
     );
   };
 
@@ -291,5 +289,5 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   ];
 
   // Its routes are the provider's own protocol, not the service's API: none is in the OpenAPI document.
-  return { provider, routes: { plugin: routesPlugin(routes, acceptForms), paths: {} } };
+  return { provider, routes: routeModule(routes, acceptForms, []) };
 }
