@@ -91,13 +91,8 @@ function text(value: unknown): string | undefined {
 
 function httpUrl(value: unknown): string | undefined {
   const candidate = text(value);
-  if (!candidate || candidate.length > MAX_URL_LENGTH) return undefined;
-  try {
-    const url = new URL(candidate);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = candidate && candidate.length <= MAX_URL_LENGTH ? URL.parse(candidate) : null;
+  return url?.protocol === "https:" || url?.protocol === "http:" ? url.toString() : undefined;
 }
 
 function isFalse(value: unknown): boolean {

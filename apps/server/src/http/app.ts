@@ -18,7 +18,7 @@ export interface AppDependencies {
   /** The validators that answer `If-None-Match` on the versioned reads before they run. */
   readValidators: ReadValidators;
   routes?: RouteModule[];
-  logger?: FastifyBaseLogger;
+  logger: FastifyBaseLogger;
   /** Called when closing starts, before in-flight requests are waited for (to end long-lived streams). */
   onPreClose?: () => Promise<void>;
   /** Called once the app has stopped accepting requests and finished the ones in flight. */
@@ -32,7 +32,7 @@ export interface AppDependencies {
  */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, authenticate } = deps;
-  const app = Fastify(serverOptions(config, deps.logger));
+  const app = Fastify(serverOptions(deps.logger));
   echoRequestId(app);
   const drain = trackInFlight(app);
   const rateLimits = await harden(app, config, authenticate);
@@ -52,14 +52,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   await mountRest(app, procedures);
 
-  if (deps.onPreClose) {
-    const onPreClose = deps.onPreClose;
-    app.addHook("preClose", async () => onPreClose());
-  }
-  const onClose = deps.onClose;
+  app.addHook("preClose", async () => deps.onPreClose?.());
   app.addHook("onClose", async () => {
     await drain();
-    await onClose?.();
+    await deps.onClose?.();
   });
   return app;
 }

@@ -4,7 +4,6 @@ import fastifyCors from "@fastify/cors";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { describeError, httpError, sendError } from "../edge/errors.js";
-import { redactedLogPaths, serializeRequest } from "../edge/log-redaction.js";
 import { type Authenticate, SESSION_COOKIE } from "../edge/routes.js";
 import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
 import { type RateLimits, registerRateLimits } from "./rate-limit.js";
@@ -14,18 +13,10 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Methods that carry a body (and change something). */
 export const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** The Fastify server's options: logging, the body limit, request ids, closing and the router. */
-export function serverOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
+/** The Fastify server's options: the logger, the body limit, request ids, closing and the router. */
+export function serverOptions(logger: FastifyBaseLogger): FastifyServerOptions {
   return {
-    ...(logger
-      ? { loggerInstance: logger }
-      : {
-          logger: {
-            level: config.logLevel,
-            redact: { paths: redactedLogPaths, remove: true },
-            serializers: { req: serializeRequest },
-          },
-        }),
+    loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];
@@ -86,11 +77,10 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
-    if (text.trim() === "") return done(null, undefined);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body: string, done) => {
+    if (body.trim() === "") return done(null, undefined);
     try {
-      done(null, parseJsonBody(text));
+      done(null, parseJsonBody(body));
     } catch (error) {
       done(error as JsonBodyError, undefined);
     }
