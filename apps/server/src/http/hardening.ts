@@ -5,7 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyServerOpt
 import type { Config } from "../config.js";
 import { describeError, httpError, sendError } from "../edge/errors.js";
 import { type Authenticate, SESSION_COOKIE } from "../edge/routes.js";
-import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
+import { bodyContainsNul, containsNul, parseJsonBody } from "./json-body.js";
 import { type RateLimits, registerRateLimits } from "./rate-limit.js";
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -82,7 +82,7 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
     try {
       done(null, parseJsonBody(body));
     } catch (error) {
-      done(error as JsonBodyError, undefined);
+      done(error as Error, undefined);
     }
   });
 
