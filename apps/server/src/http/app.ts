@@ -5,7 +5,7 @@ import type { Config } from "../config.js";
 import type { Authenticate, OpenApiPaths, RouteModule } from "../edge/routes.js";
 import type { ReadValidators } from "./caching.js";
 import { docsRoutes } from "./docs.js";
-import { echoRequestId, harden, serverOptions } from "./hardening.js";
+import { harden, serverOptions } from "./hardening.js";
 import { trackInFlight } from "./in-flight.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { mountRest } from "./rest.js";
@@ -33,7 +33,6 @@ export interface AppDependencies {
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, authenticate } = deps;
   const app = Fastify(serverOptions(deps.logger));
-  echoRequestId(app);
   const drain = trackInFlight(app);
   const rateLimits = await harden(app, config, authenticate);
   const procedures = { ...deps, rateLimits };
@@ -41,10 +40,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   const paths: OpenApiPaths = {};
   let document: OpenAPIObject | undefined;
-  const openApiDocument = () => {
-    document ??= buildOpenApiDocument({ publicUrl: config.publicUrl, extraPaths: paths });
-    return document;
-  };
+  const openApiDocument = () => (document ??= buildOpenApiDocument({ publicUrl: config.publicUrl, extraPaths: paths }));
   const modules = [...(deps.routes ?? []), docsRoutes(config, openApiDocument)];
   for (const module of modules) {
     await app.register(module.plugin, { authenticate, limit: rateLimits.route });

@@ -34,21 +34,19 @@ export function serverOptions(logger: FastifyBaseLogger): FastifyServerOptions {
   };
 }
 
-/** The request id echoed on every reply. */
-export function echoRequestId(app: FastifyInstance): void {
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    done();
-  });
-}
-
 /**
- * What every request goes through before a route: cross-site writes with the session cookie
+ * What every request goes through before a route: its id echoed, cross-site writes with the session cookie
  * refused, NUL refused anywhere in the input, JSON-only bodies, cookies, rate limits, CORS, and the
  * error and not-found handlers answering through `sendError`.
  */
 export async function harden(app: FastifyInstance, config: Config, authenticate: Authenticate): Promise<RateLimits> {
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
+
+  // The request id is echoed on every reply, refusals included.
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.header("x-request-id", request.id);
+    done();
+  });
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
   app.addHook("onRequest", (request, reply, done) => {
