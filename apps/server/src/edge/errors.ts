@@ -19,6 +19,9 @@ const unavailableCodes = new Set([
   "ETIMEDOUT",
 ]);
 
+const unavailableMessages =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|cached plan must not change result type/i;
+
 /**
  * True when an error (or its cause chain) says the database cannot answer now: the connection was
  * lost or refused, a statement ran past the statement timeout, no pooled connection came free
@@ -32,14 +35,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string" && unavailableCodes.has(code)) return true;
     const message = (current as { message?: unknown }).message;
-    if (
-      typeof message === "string" &&
-      /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|cached plan must not change result type/i.test(
-        message,
-      )
-    ) {
-      return true;
-    }
+    if (typeof message === "string" && unavailableMessages.test(message)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
