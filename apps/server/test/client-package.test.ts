@@ -1,11 +1,18 @@
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./support/net.js";
+import {
+  clientRoot,
+  npmInstall,
+  packClient,
+  run,
+  tsc,
+  typeErrors,
+  typescriptVersion,
+} from "./support/packed-client.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { signIn } from "./support/users.js";
 
@@ -13,112 +20,6 @@ import { signIn } from "./support/users.js";
  * The published client as a front-end gets it: build, `pnpm pack`, install the tarball alone in a
  * project outside the workspace, type-check code against it, and run that code against a live server.
  */
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const clientRoot = path.join(repoRoot, "packages/client");
-const contractRoot = path.join(repoRoot, "packages/contract");
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-/** The environment for child tools, without what `pnpm run` adds for its own script. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const key of Object.keys(env)) {
-    if (
-      /^(npm_(command|lifecycle_|package_|execpath|node_execpath)|npm_config_(user_agent|verify_deps)|pnpm_config_|pnpm_package_name$)/i.test(
-        key,
-      )
-    ) {
-      delete env[key];
-    }
-  }
-  // Scripts run by npm (`#!/usr/bin/env node`) use this same Node.
-  env.PATH = [path.dirname(process.execPath), process.env.PATH ?? ""].join(path.delimiter);
-  return env;
-}
-
-function run(
-  command: string,
-  args: string[],
-  options: { cwd: string; env?: Record<string, string>; timeoutMs: number },
-) {
-  return new Promise<Run>((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: childEnv(options.env),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${command} ${args.join(" ")} took longer than ${options.timeoutMs} ms:\n${output}`));
-    }, options.timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
-/** pnpm as the test runner was started by it, else from PATH. */
-function pnpm(args: string[], cwd: string, timeoutMs: number): Promise<Run> {
-  const execPath = process.env.npm_execpath;
-  return execPath && /pnpm/.test(path.basename(execPath))
-    ? run(process.execPath, [execPath, ...args], { cwd, timeoutMs })
-    : run("pnpm", args, { cwd, timeoutMs });
-}
-
-/** The newest modification time of the files under the given paths (0 when none exist). */
-function newestMtime(paths: string[]): number {
-  let newest = 0;
-  for (const entry of paths) {
-    if (!existsSync(entry)) continue;
-    const stat = statSync(entry);
-    newest = stat.isDirectory()
-      ? Math.max(newest, newestMtime(readdirSync(entry).map((name) => path.join(entry, name))))
-      : Math.max(newest, stat.mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds the client unless its dist is newer than every source it is built from. */
-async function ensureClientBuilt(): Promise<void> {
-  const built = path.join(clientRoot, "dist/index.d.ts");
-  const sources = newestMtime([
-    path.join(clientRoot, "src"),
-    path.join(clientRoot, "package.json"),
-    path.join(clientRoot, "tsdown.config.ts"),
-    path.join(clientRoot, "tsconfig.build.json"),
-    path.join(contractRoot, "src"),
-  ]);
-  if (existsSync(built) && existsSync(path.join(clientRoot, "dist/index.js")) && statSync(built).mtimeMs >= sources) {
-    return;
-  }
-  // Through turbo, so the contract the client bundles is built first.
-  const build = await pnpm(
-    ["exec", "turbo", "run", "build", "--filter=@modpack/client...", "--output-logs=errors-only"],
-    repoRoot,
-    180_000,
-  );
-  if (build.code !== 0) throw new Error(`building @modpack/client failed:\n${build.output}`);
-}
-
-const typescriptVersion = (
-  JSON.parse(readFileSync(path.join(repoRoot, "node_modules/typescript/package.json"), "utf8")) as { version: string }
-).version;
 
 const tsconfig = (files: string[], emit: boolean) => ({
   compilerOptions: {
@@ -224,12 +125,7 @@ beforeAll(async () => {
   await mkdir(projectDir);
   const [, started] = await Promise.all([
     (async () => {
-      await ensureClientBuilt();
-      const packed = await pnpm(["pack", "--pack-destination", workDir], clientRoot, 60_000);
-      if (packed.code !== 0) throw new Error(`pnpm pack failed:\n${packed.output}`);
-      const name = (await readdir(workDir)).find((file) => file.endsWith(".tgz"));
-      if (!name) throw new Error(`pnpm pack wrote no tarball:\n${packed.output}`);
-      tarball = path.join(workDir, name);
+      tarball = await packClient(workDir);
       await writeFile(
         path.join(projectDir, "package.json"),
         JSON.stringify(
@@ -247,10 +143,7 @@ beforeAll(async () => {
           2,
         ),
       );
-      const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], {
-        cwd: projectDir,
-        timeoutMs: 180_000,
-      });
+      const install = await npmInstall(projectDir);
       if (install.code !== 0) {
         throw new Error(
           `npm install of the packed client failed (exit ${install.code}). This test needs the npm registry ` +
@@ -275,12 +168,6 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-const tsc = (project: string) =>
-  run(process.execPath, [path.join(projectDir, "node_modules/typescript/bin/tsc"), "-p", project], {
-    cwd: projectDir,
-    timeoutMs: 120_000,
-  });
-
 describe("the packed @modpack/client", () => {
   it("installs alone: its files, its peers, its links, and no workspace package", () => {
     const packageRoot = path.join(projectDir, "node_modules/@modpack/client");
@@ -295,7 +182,10 @@ describe("the packed @modpack/client", () => {
     // The app's own @trpc/* and zod are the ones the client uses: one copy of each.
     expect(installed.dependencies ?? {}).toEqual({});
     expect(Object.keys(installed.peerDependencies).sort()).toEqual(["@trpc/client", "@trpc/server", "zod"]);
-    expect(Object.values(installed.peerDependencies).every((range) => /^\^\d+\.\d+\.\d+$/.test(range))).toBe(true);
+    // Each range starts at the oldest version it is tested with (the test below installs that one).
+    for (const range of Object.values(installed.peerDependencies)) {
+      expect(range).toMatch(/^(\^\d+\.\d+\.\d+|>=\d+\.\d+\.\d+ <\d+)$/);
+    }
     expect(installed.repository).toEqual(
       expect.objectContaining({ url: expect.any(String), directory: "packages/client" }),
     );
@@ -320,7 +210,7 @@ describe("the packed @modpack/client", () => {
   });
 
   it("type-checks correct code against the bundled types", async () => {
-    const result = await tsc("tsconfig.json");
+    const result = await tsc(projectDir);
     expect(result.output).toBe("");
     expect(result.code).toBe(0);
   }, 120_000);
@@ -330,7 +220,7 @@ describe("the packed @modpack/client", () => {
       readFileSync(path.join(projectDir, "node_modules/@modpack/client/package.json"), "utf8"),
     ) as { peerDependencies: Record<string, string> };
     const oldest = Object.fromEntries(
-      Object.entries(installed.peerDependencies).map(([name, range]) => [name, range.replace(/^\^/, "")]),
+      Object.entries(installed.peerDependencies).map(([name, range]) => [name, range.match(/\d+\.\d+\.\d+/)?.[0]]),
     );
     const oldDir = path.join(workDir, "app-oldest-peers");
     await mkdir(oldDir);
@@ -343,10 +233,7 @@ describe("the packed @modpack/client", () => {
         dependencies: { "@modpack/client": `file:${tarball}`, typescript: typescriptVersion, ...oldest },
       }),
     );
-    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], {
-      cwd: oldDir,
-      timeoutMs: 180_000,
-    });
+    const install = await npmInstall(oldDir);
     expect(install.code, install.output).toBe(0);
     for (const [name, version] of Object.entries(oldest)) {
       const actual = JSON.parse(readFileSync(path.join(oldDir, "node_modules", name, "package.json"), "utf8")) as {
@@ -356,16 +243,12 @@ describe("the packed @modpack/client", () => {
     }
     await writeFile(path.join(oldDir, "usage.ts"), usage);
     await writeFile(path.join(oldDir, "tsconfig.json"), JSON.stringify(tsconfig(["usage.ts"], true)));
-    const result = await run(process.execPath, [path.join(oldDir, "node_modules/typescript/bin/tsc"), "-p", oldDir], {
-      cwd: oldDir,
-      timeoutMs: 120_000,
-    });
-    expect(result.output).toBe("");
-    expect(result.code).toBe(0);
+    const result = await tsc(oldDir);
+    expect(typeErrors(result.output)).toBe("");
   }, 300_000);
 
   it("rejects a misspelt input field at compile time", async () => {
-    const result = await tsc("tsconfig.wrong.json");
+    const result = await tsc(projectDir, "tsconfig.wrong.json");
     expect(result.code).not.toBe(0);
     expect(result.output).toContain("wrong.ts(4,");
     expect(result.output).toMatch(/'nam' does not exist in type/);
