@@ -269,3 +269,82 @@ describe("adding a member by email", () => {
     expect(archivedMembers).toEqual([]);
   });
 });
+
+describe("GET /modpacks/{id}/members/{userId}", () => {
+  let packId: string;
+  let member: SignedIn;
+  let removed: SignedIn;
+  let stranger: SignedIn;
+
+  beforeAll(async () => {
+    packId = await createModpack(service, owner, { name: "One member", isPublic: false });
+    member = await signIn(service, { name: "Read member" });
+    removed = await signIn(service, { name: "Removed member" });
+    stranger = await signIn(service, { name: "Stranger" });
+    for (const [user, permission] of [
+      [member, ["read", "add-mod"]],
+      [removed, ["read"]],
+    ] as const) {
+      const added = await service.app.inject({
+        method: "POST",
+        url: `/modpacks/${packId}/members`,
+        headers: owner.headers,
+        payload: { userId: user.userId, permission },
+      });
+      expect(added.statusCode).toBe(201);
+    }
+    const gone = await service.app.inject({
+      method: "DELETE",
+      url: `/modpacks/${packId}/members/${removed.userId}`,
+      headers: owner.headers,
+    });
+    expect(gone.statusCode).toBe(200);
+  });
+
+  it("answers the member as the list shows them, to the owner and to the member", async () => {
+    const list = await service.app.inject({
+      method: "GET",
+      url: `/modpacks/${packId}/members`,
+      headers: owner.headers,
+    });
+    const listed = list.json().members.find((item: { userId: string }) => item.userId === member.userId);
+    for (const who of [owner, member]) {
+      const one = await service.app.inject({
+        method: "GET",
+        url: `/modpacks/${packId}/members/${member.userId}`,
+        headers: who.headers,
+      });
+      expect(one.statusCode).toBe(200);
+      expect(one.json()).toEqual(listed);
+      expect(one.json()).toMatchObject({ name: "Read member", permission: ["read", "add-mod"], isActive: true });
+    }
+  });
+
+  it.each([
+    { name: "a removed member", who: () => owner, userId: () => removed.userId, status: 404 },
+    { name: "a user who never was one", who: () => owner, userId: () => stranger.userId, status: 404 },
+    { name: "the owner (not a member)", who: () => owner, userId: () => owner.userId, status: 404 },
+    { name: "a stranger asking", who: () => stranger, userId: () => member.userId, status: 403 },
+    { name: "an anonymous caller", who: () => null, userId: () => member.userId, status: 401 },
+    { name: "a user id that is not a UUID", who: () => owner, userId: () => "not-a-uuid", status: 400 },
+  ])("answers $status for $name", async ({ who, userId, status }) => {
+    const caller = who();
+    const response = await service.app.inject({
+      method: "GET",
+      url: `/modpacks/${packId}/members/${userId()}`,
+      headers: caller ? caller.headers : {},
+    });
+    expect(response.statusCode).toBe(status);
+    if (status === 404) expect(response.json()).toEqual({ error: { message: "Member not found", code: "NOT_FOUND" } });
+  });
+
+  it("answers the same on /trpc", async () => {
+    const response = await service.app.inject({
+      method: "GET",
+      url: `/trpc/members.get?input=${encodeURIComponent(JSON.stringify({ id: packId, userId: member.userId }))}`,
+      headers: member.headers,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().result.data).toMatchObject({ userId: member.userId, permission: ["read", "add-mod"] });
+  });
+});

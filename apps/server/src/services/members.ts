@@ -113,6 +113,10 @@ export function membersService(db: Db, options: { invitationExpiryDays: number }
       return { members: await loadMembers(db, modpack.id) };
     },
 
+    get(modpack, { userId }) {
+      return loadMember(db, modpack.id, userId);
+    },
+
     async add(caller, modpack, input) {
       if (input.email !== undefined) {
         // The same answer whatever the email: no account is looked up here.

@@ -16,6 +16,8 @@ const tags = ["Members"];
 
 export const memberPorts = resource("members", {
   list: { modpack: true, output: memberListSchema },
+  /** 404 when the user is not an active member. */
+  get: { modpack: true, input: memberPathInput, output: memberSchema },
   /** By user id: a membership; by email: an invitation, the same answer whether or not the email has an account. */
   add: { caller: true, modpack: true, input: addMemberInput, output: addMemberResultSchema },
   update: { modpack: true, input: updateMemberInput, output: memberSchema },
@@ -45,6 +47,24 @@ export const membersRouter = router({
     .input(idParams)
     .output(memberListSchema)
     .query(({ ctx }) => service(ctx).list(ctx.modpack)),
+  get: modpackProcedure
+    .meta(
+      operation({
+        method: "GET",
+        path: "/modpacks/{id}/members/{userId}",
+        tags,
+        summary: "Read a member",
+        description:
+          "One active member of the modpack with their permissions, as the list shows them. 404 if the user is not an active member.",
+        operationId: "getMember",
+        success: "The member and their permissions.",
+        permission: "modpack.read",
+        modpackAccess: "read",
+      }),
+    )
+    .input(memberPathInput)
+    .output(memberSchema)
+    .query(({ ctx, input }) => service(ctx).get(ctx.modpack, input)),
   add: modpackProcedure
     .meta(
       operation({
