@@ -17,7 +17,7 @@ import type { Db } from "../db/database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
 import { createNotifications } from "./notifications.js";
-import { likePattern, listPage, rowsByIds } from "./paging.js";
+import { listPage, rowsByIds, searchTextCondition } from "./paging.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
   return {
@@ -110,7 +110,7 @@ export function readableBy(
   };
 }
 
-/** A page of modpacks in the request's sort; `search` matches the name or the description. */
+/** A page of modpacks in the request's sort; every word of `search` is in the name or the description. */
 function listModpacks(
   db: Db,
   list: string,
@@ -119,15 +119,10 @@ function listModpacks(
   count: "bounded" | "withPage",
 ) {
   const { search, sortBy, sortOrder } = input;
-  const pattern = search ? likePattern(search) : undefined;
   return listPage(db, input, {
     list,
     filters: { search, includeArchived: input.includeArchived },
-    rows: pattern
-      ? matching.where((eb) =>
-          eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
-        )
-      : matching,
+    rows: search ? matching.where(searchTextCondition("modpacks.searchText", search)) : matching,
     sort: {
       column: `modpacks.${sortBy}`,
       type: sortBy === "name" ? "text" : "timestamptz",

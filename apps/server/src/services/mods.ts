@@ -8,7 +8,7 @@ import { inLockOrder } from "./lock-order.js";
 import { notifyNewErrors } from "./modpack-check.js";
 import { readableBy } from "./modpacks.js";
 import { buildModIdsOf } from "./pack-mods.js";
-import { type AnySelect, likePattern, listPage, rowsByIds } from "./paging.js";
+import { type AnySelect, listPage, rowsByIds, searchTextCondition } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
 import { inFlightCounter } from "./user-limits.js";
@@ -157,10 +157,14 @@ export async function resolveModReference(
   return { mod, created: false };
 }
 
-/** Name, description, workshop id (case-insensitive substring) or an exact in-game id. */
+/**
+ * Every word in the name, description or workshop id (substrings, ignoring case and accents: see
+ * `searchTextCondition`), or the search is exactly an in-game id, or a workshop id or URL.
+ */
 export function modSearchCondition(search: string): RawBuilder<SqlBool> {
-  const pattern = likePattern(search);
-  return sql<SqlBool>`(${sql.ref("mods.name")} ilike ${pattern} or ${sql.ref("mods.description")} ilike ${pattern} or ${sql.ref("mods.workshopId")} ilike ${pattern} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[])`;
+  const workshopId = workshopIdOf(search);
+  const exactWorkshopId = workshopId === null ? sql`` : sql` or ${sql.ref("mods.workshopId")} = ${workshopId}`;
+  return sql<SqlBool>`(${searchTextCondition("mods.searchText", search)} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[]${exactWorkshopId})`;
 }
 
 /**

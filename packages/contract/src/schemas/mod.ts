@@ -154,7 +154,8 @@ export const modListInput = z.object({
   cursor: cursorParam,
   limit: limitParam(20),
   search: searchParam.meta({
-    description: "Case-insensitive match on name, description or workshop id, or an exact in-game id",
+    description:
+      "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
   }),
   tags: tagsParam,
   modpackId: uuid
@@ -170,7 +171,8 @@ export const modpackModListInput = z.object({
   cursor: cursorParam,
   limit: limitParam(10),
   search: searchParam.meta({
-    description: "Case-insensitive match on name, description or workshop id, or an exact in-game id",
+    description:
+      "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
   }),
   tags: tagsParam,
   sortBy: sortByParam("createdAt", "the order mods were added"),
