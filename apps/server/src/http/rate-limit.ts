@@ -85,7 +85,8 @@ export async function registerRateLimits(
   await app.register(fastifyRateLimit, { global: false, store: SharedWindows });
   app.decorateRequest("limitKey", "");
 
-  const identify: onRequestAsyncHookHandler = async (request, reply) => {
+  // Whose budget a request spends; a caller the database cannot tell now is limited by address.
+  const identify = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = await authenticate(request, reply).catch(() => null);
     request.limitKey = caller ? `user:${caller.userId}` : `ip:${request.ip}`;
   };
@@ -119,7 +120,7 @@ export async function registerRateLimits(
       return { config: { rateLimit: optionsOf(group) }, onRequest: group === "signIn" ? byIp : identify };
     },
     async calls(request, reply, groups) {
-      await identify.call(app, request, reply);
+      await identify(request, reply);
       let tightest: { max: number; remaining: number; ttlInSeconds: number } | undefined;
       let exceeded = false;
       for (const group of groups) {

@@ -87,7 +87,7 @@ async function notModified(
   const ifNoneMatch = request.headers["if-none-match"];
   const rule = meta.cache;
   const id = (request.params as { id?: string }).id;
-  if (!ifNoneMatch || !rule?.validator || !uuid.safeParse(id).success || id === undefined) return false;
+  if (!ifNoneMatch || !rule?.validator || id === undefined || !uuid.safeParse(id).success) return false;
   const validators = deps.readValidators;
   const version = await (rule.validator === "mod"
     ? validators.mod(id)

@@ -19,7 +19,7 @@ export interface JobDefinition<Data extends object = object> {
 /** The job queue of the process: the services' port, implemented on pg-boss, and its lifecycle. */
 export interface Jobs extends JobQueue {
   boss: PgBoss;
-  stop(options?: { graceful?: boolean; timeout?: number }): Promise<void>;
+  stop(options: { graceful: boolean }): Promise<void>;
 }
 
 /** How long a worker sleeps between fetches when NOTIFY is on and none came in (pg-boss's default: 30 s). */
@@ -87,8 +87,6 @@ export async function startJobs(options: {
   // good. `createQueue` empties the cache, so fill it again here for every queue.
   for (const definition of options.definitions) {
     await boss.getJobById(definition.queue, "00000000-0000-0000-0000-000000000000");
-  }
-  for (const definition of options.definitions) {
     if (definition.atStart) await boss.send(definition.queue, {}, { singletonKey: "at-start" });
   }
   if (options.workers) await startWorkers(boss, options.definitions);
@@ -99,14 +97,10 @@ export async function startJobs(options: {
       const { db, ...rest } = sendOptions ?? {};
       return boss.send(queue, data, db ? { ...rest, db: fromKysely(db) } : rest);
     },
-    async stop(stopOptions) {
+    async stop({ graceful }) {
       if (!running) return;
       running = false;
-      await boss.stop({
-        graceful: stopOptions?.graceful ?? true,
-        timeout: stopOptions?.timeout ?? 20_000,
-        close: true,
-      });
+      await boss.stop({ graceful, timeout: 20_000, close: true });
     },
     running: () => running,
     async counts() {

@@ -13,7 +13,7 @@ export const EXPORT_DEAD_LETTER_QUEUE = `${EXPORT_QUEUE}.dead`;
 const RETRY_LIMIT = 2;
 const ATTEMPTS = RETRY_LIMIT + 1;
 
-export interface ExportJobData {
+interface ExportJobData {
   exportId: string;
 }
 
@@ -21,7 +21,7 @@ export interface ExportJobData {
  * Marks an export failed and tells its requester, in one transaction. An export that already
  * completed or failed is left alone (and nobody is notified twice); answers whether it changed.
  */
-export async function failExport(db: Db, exportId: string, reason: string): Promise<boolean> {
+async function failExport(db: Db, exportId: string, reason: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const failed = await trx
       .updateTable("exports")
@@ -152,13 +152,9 @@ export function exportDeadLetterJob(deps: { db: Db }): JobDefinition<ExportJobDa
     options: { retryLimit: 5, retryDelay: 5, expireInSeconds: 60 },
     async handle(jobs) {
       const results = [];
-      for (const job of jobs) {
-        const changed = await failExport(
-          deps.db,
-          job.data.exportId,
-          `generation did not finish after ${ATTEMPTS} attempts`,
-        );
-        results.push({ exportId: job.data.exportId, failed: changed });
+      for (const { data } of jobs) {
+        const failed = await failExport(deps.db, data.exportId, `generation did not finish after ${ATTEMPTS} attempts`);
+        results.push({ exportId: data.exportId, failed });
       }
       return results;
     },

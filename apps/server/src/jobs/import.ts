@@ -8,7 +8,13 @@ import { upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications } from "../services/notifications.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
 import { findRequirements } from "../services/requirements.js";
-import { type ExpansionBounds, type WorkshopClient, WorkshopError, type WorkshopItem } from "../workshop/client.js";
+import {
+  type ExpansionBounds,
+  type WorkshopClient,
+  WorkshopError,
+  type WorkshopItem,
+  type WorkshopItemResult,
+} from "../workshop/client.js";
 import { describeRejectedValues } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 
@@ -25,7 +31,7 @@ interface ImportDependencies {
   /** Items per collection and levels of nested collections an import accepts. */
   bounds: ExpansionBounds;
   /** Detail batches read at once, ahead of storing them (1: one at a time). */
-  readAhead?: number;
+  readAhead: number;
 }
 
 /**
@@ -76,10 +82,7 @@ async function storeBatch(
   try {
     return { rows: await store(db, items), failures: [] };
   } catch (error) {
-    if (!isDataError(error) || items.length <= 1) {
-      if (isDataError(error) && items[0]) return { rows: [], failures: [unstorable(items[0], error)] };
-      throw error;
-    }
+    if (!isDataError(error)) throw error;
   }
   const rows: ModRow[] = [];
   const failures: ImportFailure[] = [];
@@ -95,8 +98,16 @@ async function storeBatch(
 }
 
 function unstorable(item: WorkshopItem, error: unknown): ImportFailure {
-  const code = (error as { code?: string }).code ?? "unknown";
+  const { code } = error as { code: string };
   return { workshopId: item.workshopId, reason: "unstorable", detail: `the database refused the item (${code})` };
+}
+
+/** The Steam Web API's answer, or "unavailable" when it could not give one. */
+function orUnavailable<T>(reading: Promise<T>): Promise<T | "unavailable"> {
+  return reading.catch((error: unknown) => {
+    if (error instanceof WorkshopError) return "unavailable" as const;
+    throw error;
+  });
 }
 
 async function finishFailed(
@@ -148,23 +159,15 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
   if (!started) return;
   const { modpackId, requestedBy, collectionId } = started;
 
-  let expansion: Awaited<ReturnType<WorkshopClient["expandCollection"]>>;
-  try {
-    expansion = await workshop.expandCollection(collectionId, deps.bounds);
-  } catch (error) {
-    if (error instanceof WorkshopError) {
-      await finishFailed(db, importId, "The Steam Workshop could not be reached; try again later.");
-      return;
-    }
-    throw error;
-  }
-  if (!expansion.ok) {
+  const expansion = await orUnavailable(workshop.expandCollection(collectionId, deps.bounds));
+  if (expansion === "unavailable" || !expansion.ok) {
     const reasons = {
+      unavailable: "The Steam Workshop could not be reached; try again later.",
       missing: "The collection does not exist, is private, or is not a collection.",
       too_many_items: `The collection holds more than ${deps.bounds.maxItems} items.`,
       too_deep: `The collection nests collections more than ${deps.bounds.maxDepth} levels deep.`,
     };
-    await finishFailed(db, importId, reasons[expansion.reason]);
+    await finishFailed(db, importId, reasons[expansion === "unavailable" ? expansion : expansion.reason]);
     return;
   }
 
@@ -173,65 +176,48 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
   /** Imported items some of whose values were left out: reported, not counted as failed. */
   const notes: ImportFailure[] = [];
   const imported = new Set<string>();
+  const importedRows: ModRow[] = [];
   await db.updateTable("imports").set({ itemsTotal: queue.length }).where("id", "=", importId).execute();
 
-  const importedRows: ModRow[] = [];
-  let position = 0;
-  // Detail reads run a few batches ahead of the writes (one call a batch, as before), so a slow
-  // Steam Web API costs one round trip per few batches instead of one per batch.
-  const readAhead = Math.max(1, deps.readAhead ?? 1);
-  type Fetched = Awaited<ReturnType<WorkshopClient["getItems"]>> | "unavailable";
-  const fetchBatch = (batch: string[]): Promise<Fetched> =>
-    workshop.getItems(batch).catch((error: unknown) => {
-      if (error instanceof WorkshopError) return "unavailable" as const;
-      throw error;
-    });
-  while (position < queue.length) {
-    const window: string[][] = [];
-    for (let start = position; start < queue.length && window.length < readAhead; start += BATCH_SIZE) {
-      window.push(queue.slice(start, start + BATCH_SIZE));
-    }
-    // Read at once, stored in order as each arrives; a rejection is only seen when its batch's turn comes.
-    const fetched = window.map((batch) => {
-      const reading = fetchBatch(batch);
+  const batches: string[][] = [];
+  for (let start = 0; start < queue.length; start += BATCH_SIZE) batches.push(queue.slice(start, start + BATCH_SIZE));
+  // Detail reads run a few batches ahead of the writes (one call a batch), so a slow Steam Web API
+  // costs one round trip per few batches instead of one per batch. Batches are stored in order; a
+  // read that fails is only seen when its batch's turn comes.
+  const reads: Promise<WorkshopItemResult[] | "unavailable">[] = [];
+  for (const [index, batch] of batches.entries()) {
+    while (reads.length < Math.min(batches.length, index + deps.readAhead)) {
+      const reading = orUnavailable(workshop.getItems(batches[reads.length]!));
       reading.catch(() => {});
-      return reading;
-    });
-    for (const [index, batch] of window.entries()) {
-      const refusal = await importRefusal(db, modpackId, requestedBy);
-      if (refusal) {
-        await finishFailed(db, importId, `The import stopped: ${refusal}`, { modsImported: imported.size, failures });
-        return;
-      }
-      position += batch.length;
-      const results = await fetched[index];
-      if (results === undefined || results === "unavailable") {
-        for (const workshopId of batch) failures.push({ workshopId, reason: "unavailable" });
-        continue;
-      }
-      const items: WorkshopItem[] = [];
-      for (const result of results) {
-        if (!result.ok) {
-          failures.push({ workshopId: result.workshopId, reason: result.reason });
-          continue;
-        }
-        items.push(result.item);
-      }
-      const stored = await storeBatch(db, { importId, modpackId, requestedBy }, items, {
-        done: position,
-        total: queue.length,
+      reads.push(reading);
+    }
+    const refusal = await importRefusal(db, modpackId, requestedBy);
+    if (refusal) {
+      await finishFailed(db, importId, `The import stopped: ${refusal}`, { modsImported: imported.size, failures });
+      return;
+    }
+    const results = await reads[index]!;
+    if (results === "unavailable") {
+      for (const workshopId of batch) failures.push({ workshopId, reason: "unavailable" });
+      continue;
+    }
+    const items: WorkshopItem[] = [];
+    for (const result of results) {
+      if (result.ok) items.push(result.item);
+      else failures.push({ workshopId: result.workshopId, reason: result.reason });
+    }
+    const done = Math.min(queue.length, (index + 1) * BATCH_SIZE);
+    const stored = await storeBatch(db, { importId, modpackId, requestedBy }, items, { done, total: queue.length });
+    importedRows.push(...stored.rows);
+    for (const row of stored.rows) imported.add(row.workshopId);
+    failures.push(...stored.failures);
+    for (const item of items) {
+      if (!imported.has(item.workshopId) || !item.rejectedValues?.length) continue;
+      notes.push({
+        workshopId: item.workshopId,
+        reason: "ids_rejected",
+        detail: describeRejectedValues(item.rejectedValues),
       });
-      importedRows.push(...stored.rows);
-      for (const row of stored.rows) imported.add(row.workshopId);
-      failures.push(...stored.failures);
-      for (const item of items) {
-        if (!imported.has(item.workshopId) || !item.rejectedValues?.length) continue;
-        notes.push({
-          workshopId: item.workshopId,
-          reason: "ids_rejected",
-          detail: describeRejectedValues(item.rejectedValues),
-        });
-      }
     }
   }
 

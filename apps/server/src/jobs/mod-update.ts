@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
@@ -11,34 +12,32 @@ import type { WorkshopClient, WorkshopItem } from "../workshop/client.js";
 import { idsForBuild } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 
-const PAGE_SIZE = 500;
-const BATCH_SIZE = 100;
+/** Catalogue rows read, and workshop items asked for, at a time. */
+const PAGE_SIZE = 100;
 
-export type ModChangeKind = "updated" | "breaking" | "requirements" | "removed";
+type ModChangeKind = "updated" | "breaking" | "requirements" | "removed";
 
-export interface ModChange {
+interface ModChange {
   modId: string;
   workshopId: string;
   name: string;
   change: ModChangeKind;
 }
 
-const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((value, index) => value === b[index]);
-
 /** How a catalogue mod differs from its workshop item now: null when nothing worth telling changed. */
-export function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind | null {
-  if (!sameList(mod.platformModIds, item.platformModIds) || !sameList(mod.mapFolders, item.mapFolders)) {
+function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind | null {
+  const builds = buildModIdsOf(mod);
+  if (
+    !isDeepStrictEqual(mod.platformModIds, item.platformModIds) ||
+    !isDeepStrictEqual(mod.mapFolders, item.mapFolders) ||
+    (["41x", "42x"] as const).some((version) => !isDeepStrictEqual(builds[version], idsForBuild(item, version)))
+  ) {
     return "breaking";
   }
-  const builds = buildModIdsOf(mod);
-  for (const version of ["41x", "42x"] as const) {
-    const next = idsForBuild(item, version);
-    if (!sameList(builds[version], next)) return "breaking";
+  if (!isDeepStrictEqual(mod.requiredWorkshopIds.toSorted(), item.requiredWorkshopIds.toSorted())) {
+    return "requirements";
   }
-  if (!sameList([...mod.requiredWorkshopIds].sort(), [...item.requiredWorkshopIds].sort())) return "requirements";
-  const before = mod.timeUpdated?.getTime() ?? null;
-  const after = item.timeUpdated?.getTime() ?? null;
-  if (after !== null && (before === null || after > before)) return "updated";
+  if (item.timeUpdated && (!mod.timeUpdated || item.timeUpdated > mod.timeUpdated)) return "updated";
   return null;
 }
 
@@ -50,7 +49,7 @@ const changeText: Record<ModChangeKind, string> = {
 };
 
 /** One notification per user: the changed mods in the user's active modpacks, and which modpacks hold them. */
-export async function notifyModChanges(db: Db, changes: ModChange[]): Promise<number> {
+async function notifyModChanges(db: Db, changes: ModChange[]): Promise<number> {
   if (changes.length === 0) return 0;
   const byMod = new Map(changes.map((change) => [change.modId, change]));
   const holders = await db
@@ -72,8 +71,7 @@ export async function notifyModChanges(db: Db, changes: ModChange[]): Promise<nu
 
   const perUser = new Map<string, { mods: Map<string, ModChange>; modpacks: Map<string, string> }>();
   for (const holder of holders) {
-    const change = byMod.get(holder.modId);
-    if (!change) continue;
+    const change = byMod.get(holder.modId)!;
     for (const userId of [holder.ownerId, ...(holder.memberIds ?? [])]) {
       const entry = perUser.get(userId) ?? { mods: new Map(), modpacks: new Map() };
       entry.mods.set(change.modId, change);
@@ -82,12 +80,11 @@ export async function notifyModChanges(db: Db, changes: ModChange[]): Promise<nu
     }
   }
 
-  const notifications: NewNotification[] = [];
-  for (const [userId, entry] of perUser) {
+  const notifications = [...perUser].map(([userId, entry]): NewNotification => {
     const mods = [...entry.mods.values()];
     const serious = mods.some((mod) => mod.change !== "updated");
     const lines = mods.map((mod) => `"${mod.name}" ${changeText[mod.change]}`);
-    notifications.push({
+    return {
       userId,
       title: mods.length === 1 ? "A mod in your modpacks changed" : `${mods.length} mods in your modpacks changed`,
       content: `${lines.join("; ")}. Affected modpacks: ${[...entry.modpacks.values()].map((name) => `"${name}"`).join(", ")}.`,
@@ -96,18 +93,14 @@ export async function notifyModChanges(db: Db, changes: ModChange[]): Promise<nu
         mods,
         modpacks: [...entry.modpacks].map(([id, name]) => ({ id, name })),
       },
-    });
-  }
+    };
+  });
   await createNotifications(db, notifications);
   return notifications.length;
 }
 
 /** Re-reads every catalogue mod from the workshop in batches, records the changes, and notifies who is affected. */
-export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): Promise<{
-  checked: number;
-  changes: ModChange[];
-  notified: number;
-}> {
+export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }) {
   const { db, workshop } = deps;
   const changes: ModChange[] = [];
   const before: ModRow[] = [];
@@ -122,38 +115,34 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }): 
       .limit(PAGE_SIZE)
       .execute();
     if (page.length === 0) break;
-    after = page[page.length - 1]?.workshopId ?? after;
-    for (let start = 0; start < page.length; start += BATCH_SIZE) {
-      const batch = page.slice(start, start + BATCH_SIZE);
-      const results = await workshop.getItems(batch.map((mod) => mod.workshopId));
-      const refreshed: WorkshopItem[] = [];
-      const removed: string[] = [];
-      results.forEach((result, index) => {
-        const mod = batch[index];
-        if (!mod) return;
-        if (result.ok) {
-          const change = classifyChange(mod, result.item);
-          if (change) {
-            changes.push({ modId: mod.id, workshopId: mod.workshopId, name: result.item.title, change });
-            before.push(mod);
-          }
-          if (change || !mod.isActive) refreshed.push(result.item);
-        } else if (mod.isActive) {
-          removed.push(mod.id);
+    after = page.at(-1)!.workshopId;
+    const results = await workshop.getItems(page.map((mod) => mod.workshopId));
+    const refreshed: WorkshopItem[] = [];
+    const removed: string[] = [];
+    for (const [index, mod] of page.entries()) {
+      const result = results[index]!;
+      if (result.ok) {
+        const change = classifyChange(mod, result.item);
+        if (change) {
+          changes.push({ modId: mod.id, workshopId: mod.workshopId, name: result.item.title, change });
           before.push(mod);
-          changes.push({ modId: mod.id, workshopId: mod.workshopId, name: mod.name, change: "removed" });
         }
-      });
-      await upsertWorkshopItems(db, refreshed);
-      if (removed.length > 0) {
-        await db
-          .updateTable("mods")
-          .set({ isActive: false, updatedAt: sql<Date>`now()` })
-          .where("id", "in", lockModsInOrder(db, removed))
-          .execute();
+        if (change || !mod.isActive) refreshed.push(result.item);
+      } else if (mod.isActive) {
+        removed.push(mod.id);
+        before.push(mod);
+        changes.push({ modId: mod.id, workshopId: mod.workshopId, name: mod.name, change: "removed" });
       }
-      checked += batch.length;
     }
+    await upsertWorkshopItems(db, refreshed);
+    if (removed.length > 0) {
+      await db
+        .updateTable("mods")
+        .set({ isActive: false, updatedAt: sql<Date>`now()` })
+        .where("id", "in", lockModsInOrder(db, removed))
+        .execute();
+    }
+    checked += page.length;
   }
   const notified = (await notifyModChanges(db, changes)) + (await notifyNewErrors(db, before));
   return { checked, changes, notified };

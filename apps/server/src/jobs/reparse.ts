@@ -24,6 +24,7 @@ export async function reparseBatch(db: Db): Promise<{ read: number; changed: num
     .limit(BATCH)
     .execute();
   if (rows.length === 0) return { read: 0, changed: 0 };
+  const ids = rows.map((row) => row.id);
   const parsed = rows.map((row) => {
     const result = parseDescription(row.description, row.workshopId);
     const named = result.platformModIds.length > 0;
@@ -47,10 +48,7 @@ export async function reparseBatch(db: Db): Promise<{ read: number; changed: num
       updated_at = now()
     from jsonb_array_elements(${JSON.stringify(parsed)}::jsonb) as p(value)
     where mods.id = (p.value ->> 'id')::uuid and mods.parser_version < ${PARSER_VERSION}
-      and mods.id in (${lockModsInOrder(
-        db,
-        rows.map((row) => row.id),
-      )})
+      and mods.id in (${lockModsInOrder(db, ids)})
     returning mods.id
   `.execute(db);
   return { read: rows.length, changed: updated.rows.length };

@@ -40,12 +40,6 @@ export interface RenderRejection {
   reason: UnsafeReason;
 }
 
-export interface RenderResult {
-  content: string;
-  /** Every value left out of the file because the server-file rule refuses it, in file order. */
-  rejected: RenderRejection[];
-}
-
 const DEFAULT_SERVICE_NAME = "Modpack Collection Service";
 const BASE_MAP = "Muldraugh, KY";
 const SLUG_MAX_LENGTH = 60;
@@ -56,28 +50,18 @@ const COMBINING_MARKS = /\p{M}/gu;
 const NON_SLUG_RUN = /[^a-z0-9]+/g;
 const EDGE_DASHES = /^-+|-+$/g;
 
-/** Collects values in insertion order, ignoring repeats (first occurrence wins). */
-class OrderedSet {
-  private readonly seen = new Set<string>();
-  readonly values: string[] = [];
-
-  add(value: string): void {
-    if (this.seen.has(value)) return;
-    this.seen.add(value);
-    this.values.push(value);
-  }
-}
-
 /**
- * Renders the mod section of a server file and reports every value it refused. Values (in-game ids,
- * workshop ids, map folders) must pass the server-file rule (no control characters, line separators,
- * `;` or `=`, bounded length); text of the `#` header loses its line-breaking characters by the same
- * rule. So nothing taken from the workshop or a user can add a line to the file.
+ * Renders the mod section of a server file and reports every value it refused, in file order.
+ * Values (in-game ids, workshop ids, map folders) must pass the server-file rule (no control
+ * characters, line separators, `;` or `=`, bounded length); text of the `#` header loses its
+ * line-breaking characters by the same rule. So nothing taken from the workshop or a user can add a
+ * line to the file.
  */
-export function renderServerFileWithReport(input: RenderInput): RenderResult {
-  const modIds = new OrderedSet();
-  const workshopIds = new OrderedSet();
-  const mapFolders = new OrderedSet();
+export function renderServerFileWithReport(input: RenderInput): { content: string; rejected: RenderRejection[] } {
+  // Sets keep the first occurrence of a value, in insertion order.
+  const modIds = new Set<string>();
+  const workshopIds = new Set<string>();
+  const mapFolders = new Set<string>();
   const rejected: RenderRejection[] = [];
   const refuse = (mod: RenderMod, field: RenderRejection["field"], values: ReturnType<typeof partitionValues>) => {
     for (const { value, reason } of values.rejected) rejected.push({ modId: mod.id, field, value, reason });
@@ -110,9 +94,9 @@ export function renderServerFileWithReport(input: RenderInput): RenderResult {
     `# Game version: ${input.version}`,
     `# Generated: ${input.generatedAt.toISOString()}`,
     ...comments.map((comment) => `# ${comment}`),
-    `Mods=${modIds.values.map((id) => `${prefix}${id}`).join(";")}`,
-    `WorkshopItems=${workshopIds.values.join(";")}`,
-    `Map=${mapFolders.values.join(";")}`,
+    `Mods=${[...modIds].map((id) => `${prefix}${id}`).join(";")}`,
+    `WorkshopItems=${[...workshopIds].join(";")}`,
+    `Map=${[...mapFolders].join(";")}`,
   ];
   return { content: `${lines.join("\n")}\n`, rejected };
 }

@@ -11,8 +11,7 @@ export const MAX_VALUE_LENGTH = 200;
  * Characters that end or break a line for some reader of the file: control characters (C0, DEL and
  * C1, which includes U+0085 NEXT LINE) and the Unicode line and paragraph separators.
  */
-const LINE_BREAKING = /[\p{Cc}\u2028\u2029]/u;
-const LINE_BREAKING_ALL = /[\p{Cc}\u2028\u2029]/gu;
+const LINE_BREAKING = /[\p{Cc}\u2028\u2029]/gu;
 
 export type UnsafeReason = "control-character" | "line-separator" | "semicolon" | "equals" | "too-long";
 
@@ -32,21 +31,12 @@ const REASON_TEXT: Record<UnsafeReason, string> = {
 
 /** Why a (trimmed, non-empty) value may not be written as a server-file value; undefined when it may. */
 export function unsafeReason(value: string): UnsafeReason | undefined {
-  const breaking = LINE_BREAKING.exec(value);
-  if (breaking !== null) {
-    return breaking[0] === "\u2028" || breaking[0] === "\u2029" || breaking[0] === "\u0085"
-      ? "line-separator"
-      : "control-character";
-  }
+  const breaking = value.match(LINE_BREAKING)?.[0];
+  if (breaking !== undefined) return "\u2028\u2029\u0085".includes(breaking) ? "line-separator" : "control-character";
   if (value.includes(";")) return "semicolon";
   if (value.includes("=")) return "equals";
   if (value.length > MAX_VALUE_LENGTH) return "too-long";
   return undefined;
-}
-
-/** True when `value` may be written as a server-file value. */
-export function isSafeValue(value: string): boolean {
-  return unsafeReason(value) === undefined;
 }
 
 /** A sentence saying why a value was refused, e.g. `contains ';'`. */
@@ -57,7 +47,7 @@ export function describeReason(reason: UnsafeReason): string {
 /** `value` with line-breaking characters escaped as `\uXXXX` and cut to `max` characters, for messages. */
 export function printable(value: string, max = 100): string {
   const escaped = value.replace(
-    LINE_BREAKING_ALL,
+    LINE_BREAKING,
     (character) => `\\u${character.codePointAt(0)!.toString(16).padStart(4, "0")}`,
   );
   const cut = [...escaped];
@@ -91,5 +81,5 @@ export function partitionValues(values: Iterable<string>): { usable: string[]; r
  * values) are removed, so no text can start a new line of the file.
  */
 export function commentText(value: string): string {
-  return value.replace(LINE_BREAKING_ALL, "").trim();
+  return value.replace(LINE_BREAKING, "").trim();
 }

@@ -21,9 +21,6 @@ export const WORKSHOP_ENDPOINTS = {
 
 export type WorkshopEndpoint = (typeof WORKSHOP_ENDPOINTS)[keyof typeof WORKSHOP_ENDPOINTS];
 
-/** The latest instant a JavaScript Date can hold. */
-const MAX_DATE_MS = 8.64e15;
-
 export interface WorkshopItem {
   workshopId: string;
   title: string;
@@ -50,24 +47,20 @@ export const WORKSHOP_TEXT_LIMITS = {
   requiredItems: 1000,
 } as const;
 
-export type WorkshopItemFailureReason = "missing" | "wrong_game" | "collection" | "banned";
-
 export type WorkshopItemResult =
   | { ok: true; item: WorkshopItem }
-  | { ok: false; workshopId: string; reason: WorkshopItemFailureReason };
+  | { ok: false; workshopId: string; reason: "missing" | "wrong_game" | "collection" | "banned" };
 
-export interface CollectionChild {
-  workshopId: string;
-  /** 0 for an item, 2 for a nested collection. */
-  fileType: number;
-  sortOrder: number;
-}
-
-export type CollectionResult =
-  | { ok: true; collectionId: string; children: CollectionChild[] }
+type CollectionResult =
+  | {
+      ok: true;
+      collectionId: string;
+      /** `fileType`: 0 for an item, 2 for a nested collection. */
+      children: { workshopId: string; fileType: number; sortOrder: number }[];
+    }
   | { ok: false; collectionId: string; reason: "missing" };
 
-export type CollectionExpansion =
+type CollectionExpansion =
   | { ok: true; itemIds: string[]; nestedCollections: string[] }
   | { ok: false; reason: "missing" | "too_many_items" | "too_deep" };
 
@@ -102,25 +95,24 @@ export interface WorkshopClient {
   expandCollection(collectionId: string, bounds?: ExpansionBounds): Promise<CollectionExpansion>;
 }
 
-export type WorkshopErrorKind = "unavailable" | "rate_limited" | "bad_response";
+type WorkshopErrorKind = "unavailable" | "rate_limited" | "bad_response";
 
 /** The Steam Web API could not give a usable answer. Messages never contain the API key. */
 export class WorkshopError extends Error {
   override name = "WorkshopError";
-  readonly kind: WorkshopErrorKind;
-  readonly endpoint: WorkshopEndpoint;
-  readonly status: number | undefined;
 
-  constructor(kind: WorkshopErrorKind, endpoint: WorkshopEndpoint, message: string, status?: number) {
+  constructor(
+    readonly kind: WorkshopErrorKind,
+    readonly endpoint: WorkshopEndpoint,
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
-    this.kind = kind;
-    this.endpoint = endpoint;
-    this.status = status;
   }
 }
 
 const integer = z.union([
-  z.number().int(),
+  z.int(),
   z
     .string()
     .trim()
@@ -128,14 +120,7 @@ const integer = z.union([
     .transform(Number),
 ]);
 
-const workshopId = z.union([
-  z.string().trim().regex(WORKSHOP_ID),
-  z
-    .number()
-    .int()
-    .nonnegative()
-    .transform((value) => String(value)),
-]);
+const workshopId = z.union([z.string().trim().regex(WORKSHOP_ID), z.int().nonnegative().transform(String)]);
 
 const flag = z.union([
   z.boolean(),
@@ -143,8 +128,10 @@ const flag = z.union([
   z.string().transform((value) => !["", "0", "false"].includes(value.trim().toLowerCase())),
 ]);
 
-const optionalInteger = integer.optional().catch(undefined);
-const optionalText = z.string().optional().catch(undefined);
+/** A field Steam may leave out; one of the wrong shape is as good as none. */
+const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const optionalInteger = optional(integer);
+const optionalText = optional(z.string());
 
 const childSchema = z.object({
   publishedfileid: workshopId,
@@ -167,12 +154,9 @@ const detailSchema = z.object({
   file_description: optionalText,
   preview_url: optionalText,
   time_updated: optionalInteger,
-  tags: z
-    .array(z.object({ tag: z.string() }))
-    .optional()
-    .catch(undefined),
-  banned: flag.optional().catch(undefined),
-  children: z.array(childSchema).optional().catch(undefined),
+  tags: optional(z.array(z.object({ tag: z.string() }))),
+  banned: optional(flag),
+  children: optional(z.array(childSchema)),
 });
 
 const detailsResponseSchema = z.object({
@@ -192,6 +176,7 @@ const collectionsResponseSchema = z.object({
 type Detail = z.infer<typeof detailSchema>;
 type Collection = z.infer<typeof collectionSchema>;
 
+/** Why one attempt failed, for a failure retrying may cure. */
 interface Failure {
   kind: WorkshopErrorKind;
   message: string;
@@ -205,33 +190,12 @@ function chunk<T>(values: T[], size: number): T[][] {
   return chunks;
 }
 
-/** Runs `work` over `inputs` with at most BATCH_CONCURRENCY in flight; stops starting new work after a failure. */
-async function mapLimited<T, R>(inputs: T[], work: (input: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  let failed = false;
-  const runner = async () => {
-    while (!failed && next < inputs.length) {
-      const index = next++;
-      try {
-        results[index] = await work(inputs[index]!);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, inputs.length) }, runner));
-  return results;
-}
-
-/** Seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
+/** The wait a Retry-After header (seconds or an HTTP date) asks for, bounded; undefined when absent or unreadable. */
 function retryAfterMs(header: string | null): number | undefined {
   if (header === null) return undefined;
   const text = header.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const wait = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
+  return Number.isNaN(wait) ? undefined : Math.min(MAX_RETRY_DELAY_MS, Math.max(0, wait));
 }
 
 function describeError(error: unknown): string {
@@ -246,14 +210,8 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 }
 
-function firstDefined<T>(...values: (T | undefined)[]): T | undefined {
-  return values.find((value) => value !== undefined);
-}
-
 const LINE_BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
 const CONTROL = /\p{Cc}/gu;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const HAS_LONE_SURROGATE = new RegExp(LONE_SURROGATE.source);
 
 /** At most `max` code units, never ending inside a surrogate pair. */
 function bounded(text: string, max: number): string {
@@ -269,7 +227,7 @@ function bounded(text: string, max: number): string {
  */
 export function cleanDescription(text: string): string {
   const cleaned = text
-    .replace(LONE_SURROGATE, "\uFFFD")
+    .toWellFormed()
     .replace(LINE_BREAKS, "\n")
     .replace(CONTROL, (character) => (character === "\n" || character === "\t" ? character : ""));
   return bounded(cleaned, WORKSHOP_TEXT_LIMITS.description);
@@ -278,7 +236,7 @@ export function cleanDescription(text: string): string {
 /** One line of text (a title, a tag): line breaks and tabs become spaces, other control characters go. */
 export function cleanLine(text: string, max: number): string {
   const cleaned = text
-    .replace(LONE_SURROGATE, "\uFFFD")
+    .toWellFormed()
     .replace(/[\t\n\v\f\r\u0085\u2028\u2029]/g, " ")
     .replace(CONTROL, "")
     .trim();
@@ -288,13 +246,9 @@ export function cleanLine(text: string, max: number): string {
 /** An http(s) URL without control characters or spaces and of bounded length; otherwise null. */
 export function cleanUrl(text: string | undefined): string | null {
   if (text === undefined || text === "" || text.length > WORKSHOP_TEXT_LIMITS.previewUrl) return null;
-  if (/[\p{Cc}\s\u2028\u2029]/u.test(text) || HAS_LONE_SURROGATE.test(text)) return null;
-  try {
-    const url = new URL(text);
-    return url.protocol === "https:" || url.protocol === "http:" ? text : null;
-  } catch {
-    return null;
-  }
+  if (/[\p{Cc}\s\u2028\u2029]/u.test(text) || !text.isWellFormed()) return null;
+  const protocol = URL.canParse(text) ? new URL(text).protocol : undefined;
+  return protocol === "https:" || protocol === "http:" ? text : null;
 }
 
 /** Distinct non-empty tags, each bounded, at most `WORKSHOP_TEXT_LIMITS.tags` of them. */
@@ -305,24 +259,21 @@ export function cleanTags(tags: string[]): string[] {
 
 function toItemResult(requestedId: string, detail: Detail | undefined): WorkshopItemResult {
   if (detail === undefined || detail.result !== 1) return { ok: false, workshopId: requestedId, reason: "missing" };
-  if (firstDefined(detail.consumer_app_id, detail.consumer_appid) !== PROJECT_ZOMBOID_APP_ID) {
+  if ((detail.consumer_app_id ?? detail.consumer_appid) !== PROJECT_ZOMBOID_APP_ID) {
     return { ok: false, workshopId: requestedId, reason: "wrong_game" };
   }
   if (
     detail.file_type === COLLECTION_FILE_TYPE ||
-    firstDefined(detail.creator_app_id, detail.creator_appid) === COLLECTION_CREATOR_APP_ID
+    (detail.creator_app_id ?? detail.creator_appid) === COLLECTION_CREATOR_APP_ID
   ) {
     return { ok: false, workshopId: requestedId, reason: "collection" };
   }
   if (detail.banned === true) return { ok: false, workshopId: requestedId, reason: "banned" };
 
-  const description = cleanDescription(firstDefined(detail.description, detail.file_description) ?? "");
+  const description = cleanDescription(detail.description ?? detail.file_description ?? "");
   const parsed = parseDescription(description, requestedId);
   // Seconds since the epoch; a value no date can hold (past year 275760) is as good as none.
-  const timeUpdated =
-    detail.time_updated !== undefined && detail.time_updated > 0 && detail.time_updated * 1000 <= MAX_DATE_MS
-      ? detail.time_updated
-      : undefined;
+  const timeUpdated = new Date((detail.time_updated ?? 0) * 1000);
   const required = new Set((detail.children ?? []).map((child) => child.publishedfileid));
   required.delete(requestedId);
   return {
@@ -333,7 +284,7 @@ function toItemResult(requestedId: string, detail: Detail | undefined): Workshop
       description,
       previewUrl: cleanUrl(detail.preview_url),
       tags: cleanTags((detail.tags ?? []).map((tag) => tag.tag)),
-      timeUpdated: timeUpdated === undefined ? null : new Date(timeUpdated * 1000),
+      timeUpdated: timeUpdated.getTime() > 0 ? timeUpdated : null,
       platformModIds: parsed.platformModIds,
       buildModIds: parsed.buildModIds,
       mapFolders: parsed.mapFolders,
@@ -347,28 +298,27 @@ function toCollectionResult(requestedId: string, collection: Collection | undefi
   if (collection === undefined || collection.result !== 1 || collection.children === undefined) {
     return { ok: false, collectionId: requestedId, reason: "missing" };
   }
+  // The sort is stable: children with the same sort order stay in Steam's order.
   const children = collection.children
     .map((child, index) => ({
       workshopId: child.publishedfileid,
-      fileType: firstDefined(child.filetype, child.file_type) ?? 0,
+      fileType: child.filetype ?? child.file_type ?? 0,
       sortOrder: child.sortorder ?? index,
-      index,
     }))
-    .sort((a, b) => a.sortOrder - b.sortOrder || a.index - b.index)
-    .map(({ workshopId, fileType, sortOrder }) => ({ workshopId, fileType, sortOrder }));
+    .sort((a, b) => a.sortOrder - b.sortOrder);
   return { ok: true, collectionId: requestedId, children };
 }
 
 /** Client for the public Steam Web API endpoints that describe workshop items and collections. */
 export function createWorkshopClient(options: WorkshopClientOptions): WorkshopClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const apiKey = options.apiKey && options.apiKey.length > 0 ? options.apiKey : undefined;
-  const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const apiKey = options.apiKey || undefined;
+  const fetchImpl = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const maxRetries = Math.max(0, Math.floor(options.maxRetries ?? 3));
-  const retryBaseMs = Math.max(0, options.retryBaseMs ?? 250);
+  const maxRetries = options.maxRetries ?? 3;
+  const retryBaseMs = options.retryBaseMs ?? 250;
 
-  const redact = (text: string) => (apiKey === undefined ? text : text.split(apiKey).join("[redacted]"));
+  const redact = (text: string) => (apiKey === undefined ? text : text.replaceAll(apiKey, "[redacted]"));
 
   const backoffMs = (retry: number) => {
     const base = retryBaseMs * 2 ** retry;
@@ -381,146 +331,113 @@ export function createWorkshopClient(options: WorkshopClientOptions): WorkshopCl
     url: string,
     init: RequestInit,
     schema: z.ZodType<T>,
-  ): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
+  ): Promise<{ data: T } | Failure> {
     let response: Response;
     let body: string;
     try {
       response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        const status = response.status;
-        if (status === 429) {
-          const wait = retryAfterMs(response.headers.get("retry-after"));
-          return {
-            ok: false,
-            failure: {
-              kind: "rate_limited",
-              status,
-              message: "answered HTTP 429 (rate limited)",
-              ...(wait === undefined ? {} : { delayMs: Math.min(wait, MAX_RETRY_DELAY_MS) }),
-            },
-          };
-        }
-        if (status >= 500) {
-          return { ok: false, failure: { kind: "unavailable", status, message: `answered HTTP ${status}` } };
-        }
-        throw new WorkshopError("bad_response", endpoint, `Steam Web API ${endpoint} answered HTTP ${status}`, status);
-      }
       body = await response.text();
     } catch (error) {
-      if (error instanceof WorkshopError) throw error;
       const message = isTimeout(error)
         ? `did not answer within ${timeoutMs} ms`
         : `could not be reached (${redact(describeError(error))})`;
-      return { ok: false, failure: { kind: "unavailable", message } };
+      return { kind: "unavailable", message };
+    }
+    const { status } = response;
+    if (status === 429) {
+      return {
+        kind: "rate_limited",
+        status,
+        message: "answered HTTP 429 (rate limited)",
+        delayMs: retryAfterMs(response.headers.get("retry-after")),
+      };
+    }
+    if (status >= 500) return { kind: "unavailable", status, message: `answered HTTP ${status}` };
+    if (!response.ok) {
+      throw new WorkshopError("bad_response", endpoint, `Steam Web API ${endpoint} answered HTTP ${status}`, status);
     }
     let json: unknown;
     try {
       json = JSON.parse(body);
     } catch {
-      return {
-        ok: false,
-        failure: { kind: "bad_response", status: response.status, message: "answered with non-JSON" },
-      };
+      return { kind: "bad_response", status, message: "answered with non-JSON" };
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? ` at ${issue.path.join(".") || "(root)"}: ${issue.message}` : "";
-      return {
-        ok: false,
-        failure: {
-          kind: "bad_response",
-          status: response.status,
-          message: `answered with an unexpected shape${redact(where)}`,
-        },
-      };
-    }
-    return { ok: true, value: parsed.data };
+    if (parsed.success) return { data: parsed.data };
+    const issue = parsed.error.issues[0]!;
+    const where = `${issue.path.join(".") || "(root)"}: ${issue.message}`;
+    return { kind: "bad_response", status, message: `answered with an unexpected shape at ${redact(where)}` };
   }
 
+  /**
+   * Sends `ids` as `publishedfileids[i]` with `fields`, retrying what may pass: GetDetails as a GET
+   * (the key in the query), the ISteamRemoteStorage endpoints as a form POST.
+   */
   async function request<T>(
     endpoint: WorkshopEndpoint,
-    url: string,
-    init: RequestInit,
+    ids: string[],
+    fields: Record<string, string>,
     schema: z.ZodType<T>,
   ): Promise<T> {
-    for (let retry = 0; ; retry++) {
-      options.onRequest?.(endpoint);
-      const outcome = await attempt(endpoint, url, init, schema);
-      if (outcome.ok) return outcome.value;
-      const { failure } = outcome;
-      if (retry >= maxRetries) {
-        const attempts = retry + 1;
-        throw new WorkshopError(
-          failure.kind,
-          endpoint,
-          `Steam Web API ${endpoint} ${failure.message} (after ${attempts} attempt${attempts === 1 ? "" : "s"})`,
-          failure.status,
-        );
-      }
-      await sleep(failure.delayMs ?? backoffMs(retry));
-    }
-  }
-
-  function formPost(parameters: URLSearchParams): RequestInit {
-    return {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: parameters.toString(),
-    };
-  }
-
-  async function fetchDetails(ids: string[]): Promise<Detail[]> {
-    if (apiKey !== undefined) {
-      const parameters = new URLSearchParams({ key: apiKey, includechildren: "true", includetags: "true" });
-      ids.forEach((id, index) => {
-        parameters.append(`publishedfileids[${index}]`, id);
-      });
-      const url = `${baseUrl}/IPublishedFileService/GetDetails/v1/?${parameters.toString()}`;
-      const init: RequestInit = { method: "GET", headers: { accept: "application/json" } };
-      const data = await request(WORKSHOP_ENDPOINTS.details, url, init, detailsResponseSchema);
-      return data.response.publishedfiledetails;
-    }
-    const parameters = new URLSearchParams({ itemcount: String(ids.length) });
+    const parameters = new URLSearchParams(fields);
     ids.forEach((id, index) => {
       parameters.append(`publishedfileids[${index}]`, id);
     });
-    const url = `${baseUrl}/ISteamRemoteStorage/GetPublishedFileDetails/v1/`;
-    const data = await request(
-      WORKSHOP_ENDPOINTS.publishedFileDetails,
-      url,
-      formPost(parameters),
-      detailsResponseSchema,
-    );
+    const get = endpoint === WORKSHOP_ENDPOINTS.details;
+    const url = `${baseUrl}/${endpoint}/${get ? `?${parameters}` : ""}`;
+    const init: RequestInit = get
+      ? { headers: { accept: "application/json" } }
+      : { method: "POST", headers: { accept: "application/json" }, body: parameters };
+    for (let retry = 0; ; retry++) {
+      options.onRequest?.(endpoint);
+      const outcome = await attempt(endpoint, url, init, schema);
+      if ("data" in outcome) return outcome.data;
+      if (retry >= maxRetries) {
+        const attempts = retry + 1;
+        throw new WorkshopError(
+          outcome.kind,
+          endpoint,
+          `Steam Web API ${endpoint} ${outcome.message} (after ${attempts} attempt${attempts === 1 ? "" : "s"})`,
+          outcome.status,
+        );
+      }
+      await sleep(outcome.delayMs ?? backoffMs(retry));
+    }
+  }
+
+  async function fetchDetails(ids: string[]): Promise<Detail[]> {
+    const [endpoint, fields] =
+      apiKey === undefined
+        ? [WORKSHOP_ENDPOINTS.publishedFileDetails, { itemcount: String(ids.length) }]
+        : [WORKSHOP_ENDPOINTS.details, { key: apiKey, includechildren: "true", includetags: "true" }];
+    const data = await request(endpoint, ids, fields, detailsResponseSchema);
     return data.response.publishedfiledetails;
   }
 
   async function fetchCollections(ids: string[]): Promise<Collection[]> {
-    const parameters = new URLSearchParams({ collectioncount: String(ids.length) });
-    ids.forEach((id, index) => {
-      parameters.append(`publishedfileids[${index}]`, id);
-    });
-    const url = `${baseUrl}/ISteamRemoteStorage/GetCollectionDetails/v1/`;
-    const data = await request(
-      WORKSHOP_ENDPOINTS.collectionDetails,
-      url,
-      formPost(parameters),
-      collectionsResponseSchema,
-    );
+    const fields = { collectioncount: String(ids.length) };
+    const data = await request(WORKSHOP_ENDPOINTS.collectionDetails, ids, fields, collectionsResponseSchema);
     return data.response.collectiondetails;
   }
 
-  /** Looks up each distinct well-formed id once, in batches; ids that are not numbers are never sent. */
+  /**
+   * Looks up each distinct well-formed id once (ids that are not numbers are never sent), in
+   * batches, BATCH_CONCURRENCY at a time; a failed batch stops the rest.
+   */
   async function lookUp<T extends { publishedfileid: string }>(
     ids: string[],
     fetchBatch: (batch: string[]) => Promise<T[]>,
   ): Promise<Map<string, T>> {
-    const distinct = [...new Set(ids)].filter((id) => WORKSHOP_ID.test(id));
-    const batches = await mapLimited(chunk(distinct, BATCH_SIZE), fetchBatch);
+    const batches = chunk(
+      [...new Set(ids)].filter((id) => WORKSHOP_ID.test(id)),
+      BATCH_SIZE,
+    );
     const found = new Map<string, T>();
-    for (const entry of batches.flat()) {
-      if (!found.has(entry.publishedfileid)) found.set(entry.publishedfileid, entry);
+    for (let start = 0; start < batches.length; start += BATCH_CONCURRENCY) {
+      const entries = await Promise.all(batches.slice(start, start + BATCH_CONCURRENCY).map(fetchBatch));
+      for (const entry of entries.flat()) {
+        if (!found.has(entry.publishedfileid)) found.set(entry.publishedfileid, entry);
+      }
     }
     return found;
   }
@@ -540,33 +457,26 @@ export function createWorkshopClient(options: WorkshopClientOptions): WorkshopCl
     const itemIds = new Set<string>();
     const nestedCollections: string[] = [];
     let level = [collectionId];
-    let root = true;
-    let depth = 0;
-    while (level.length > 0) {
-      depth++;
+    for (let depth = 1; level.length > 0; depth++) {
       if (bounds && depth > bounds.maxDepth) return { ok: false, reason: "too_deep" };
       const results = await getCollections(level);
-      const nextLevel: string[] = [];
+      level = [];
       for (const result of results) {
         if (!result.ok) {
-          if (root) return { ok: false, reason: "missing" };
+          if (depth === 1) return { ok: false, reason: "missing" };
           continue;
         }
-        if (!root) nestedCollections.push(result.collectionId);
+        if (depth > 1) nestedCollections.push(result.collectionId);
         for (const child of result.children) {
-          if (child.fileType === COLLECTION_FILE_TYPE) {
-            if (!visited.has(child.workshopId)) {
-              visited.add(child.workshopId);
-              nextLevel.push(child.workshopId);
-            }
-          } else {
+          if (child.fileType !== COLLECTION_FILE_TYPE) {
             itemIds.add(child.workshopId);
             if (bounds && itemIds.size > bounds.maxItems) return { ok: false, reason: "too_many_items" };
+          } else if (!visited.has(child.workshopId)) {
+            visited.add(child.workshopId);
+            level.push(child.workshopId);
           }
         }
       }
-      root = false;
-      level = nextLevel;
     }
     return { ok: true, itemIds: [...itemIds], nestedCollections };
   }

@@ -1,4 +1,4 @@
-import { describeReason, partitionValues, type UnsafeReason, unsafeReason } from "../server-file/safe-text.js";
+import { describeReason, printable, type UnsafeReason, unsafeReason } from "../server-file/safe-text.js";
 
 export type BuildVersion = "41x" | "42x";
 
@@ -72,52 +72,9 @@ interface Block {
   rejected: RejectedDescriptionValue[];
 }
 
-/** BBCode tags that start or end a block of text; every other tag is inline and simply removed. */
-const BLOCK_BBCODE = new Set([
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "list",
-  "olist",
-  "*",
-  "p",
-  "hr",
-  "br",
-  "code",
-  "quote",
-  "table",
-  "tr",
-  "td",
-  "th",
-  "ul",
-  "ol",
-  "li",
-]);
-
-const BLOCK_HTML = new Set([
-  "br",
-  "p",
-  "div",
-  "li",
-  "ul",
-  "ol",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "hr",
-  "tr",
-  "td",
-  "th",
-  "table",
-  "pre",
-  "blockquote",
-]);
+/** BBCode and HTML tags that start or end a block of text; every other tag is inline and simply removed. */
+const BLOCK_BBCODE = /^(?:h[1-6]|list|olist|\*|p|hr|br|code|quote|table|tr|td|th|ul|ol|li)$/i;
+const BLOCK_HTML = /^(?:br|p|div|li|ul|ol|h[1-6]|hr|tr|td|th|table|pre|blockquote)$/i;
 
 /**
  * Steam's BBCode tags plus common forum ones. Unknown bracketed words are kept, since mod ids such as
@@ -162,6 +119,8 @@ const LABEL = new RegExp(
   String.raw`(?<![\p{Script=Latin}\p{N}_])(${PREFIX})(?:(workshop[\s_-]*ids?)|(mod[\s_-]*ids?)|(map[\s_-]*folders?))(${SUFFIX})\s*[:：]`,
   "giu",
 );
+/** The same, to test whether a line holds one. */
+const HAS_LABEL = new RegExp(LABEL.source, "iu");
 const OLD = new RegExp(String.raw`^${OLD_WORD}\b|\b${OLD_WORD}[\s_-]*$`, "i");
 const BUILD_NUMBER = /4([12])/g;
 
@@ -181,54 +140,12 @@ const ID_TOKEN =
 /** Most words an id is made of; more is a sentence. */
 const MAX_ID_WORDS = 5;
 /** Lower-case words that mark a value as a sentence (`see below`, `below`, `across the servers`). */
-const PROSE_WORDS = new Set([
-  "a",
-  "above",
-  "also",
-  "an",
-  "and",
-  "any",
-  "are",
-  "as",
-  "at",
-  "be",
-  "below",
-  "by",
-  "can",
-  "check",
-  "each",
-  "for",
-  "from",
-  "here",
-  "if",
-  "in",
-  "is",
-  "it",
-  "its",
-  "must",
-  "my",
-  "not",
-  "of",
-  "on",
-  "or",
-  "our",
-  "please",
-  "same",
-  "see",
-  "set",
-  "should",
-  "that",
-  "the",
-  "their",
-  "there",
-  "this",
-  "to",
-  "use",
-  "will",
-  "with",
-  "you",
-  "your",
-]);
+const PROSE_WORDS = new Set(
+  (
+    "a above also an and any are as at be below by can check each for from here if in is it its must my not of on " +
+    "or our please same see set should that the their there this to use will with you your"
+  ).split(" "),
+);
 /** Values that stand for "no value". */
 const PLACEHOLDERS = new Set(["n/a", "na", "none", "tbd", "todo", "null", "-", "--", "—", "–", "?"]);
 /** A separated part longer than this is text, not an id with its annotations. */
@@ -243,25 +160,18 @@ const QUOTED = /^(["'`“”‘’«])(.*)(["'`“”‘’»])$/u;
 function decodeEntities(text: string): string {
   return text.replace(ENTITY, (whole, name: string) => {
     const lower = name.toLowerCase();
-    if (lower.startsWith("#x")) return codePoint(Number.parseInt(lower.slice(2), 16), whole);
-    if (lower.startsWith("#")) return codePoint(Number.parseInt(lower.slice(1), 10), whole);
-    return NAMED_ENTITIES[lower] ?? whole;
+    if (!lower.startsWith("#")) return NAMED_ENTITIES[lower] ?? whole;
+    // `#39` is decimal, `#x27` hexadecimal: `Number` reads "39" and "0x27".
+    const value = Number(lower.slice(1).replace("x", "0x"));
+    if (!Number.isInteger(value) || value <= 0 || value > 0x10ffff) return whole;
+    return value === 0xa0 ? " " : String.fromCodePoint(value);
   });
-}
-
-function codePoint(value: number, fallback: string): string {
-  if (!Number.isInteger(value) || value <= 0 || value > 0x10ffff) return fallback;
-  return value === 0xa0 ? " " : String.fromCodePoint(value);
 }
 
 /** Removes BBCode and HTML markup (block-level tags become line breaks) and decodes common entities. */
 export function stripMarkup(description: string): string {
-  const withoutBbcode = description.replace(BBCODE_TAG, (_tag, name: string) =>
-    BLOCK_BBCODE.has(name.toLowerCase()) ? "\n" : "",
-  );
-  const withoutHtml = withoutBbcode.replace(HTML_TAG, (_tag, name: string) =>
-    BLOCK_HTML.has(name.toLowerCase()) ? "\n" : "",
-  );
+  const withoutBbcode = description.replace(BBCODE_TAG, (_tag, name: string) => (BLOCK_BBCODE.test(name) ? "\n" : ""));
+  const withoutHtml = withoutBbcode.replace(HTML_TAG, (_tag, name: string) => (BLOCK_HTML.test(name) ? "\n" : ""));
   return decodeEntities(withoutHtml);
 }
 
@@ -288,13 +198,6 @@ function fieldOf(match: RegExpMatchArray): Field {
   if (match[2] !== undefined) return "workshop";
   if (match[3] !== undefined) return "mod";
   return "map";
-}
-
-function hasLabel(line: string): boolean {
-  LABEL.lastIndex = 0;
-  const found = LABEL.test(line);
-  LABEL.lastIndex = 0;
-  return found;
 }
 
 /**
@@ -334,7 +237,7 @@ function readEntries(text: string): Entry[] {
         let lookahead = index + 1;
         while (lookahead < lines.length && (lines[lookahead] ?? "").trim() === "") lookahead++;
         const candidate = lines[lookahead];
-        if (candidate !== undefined && !hasLabel(candidate) && !SECTION.test(candidate)) {
+        if (candidate !== undefined && !HAS_LABEL.test(candidate) && !SECTION.test(candidate)) {
           value = candidate.trim();
           index = lookahead;
         }
@@ -384,16 +287,19 @@ function isProse(value: string): boolean {
   return words.some((word) => PROSE_WORDS.has(word.replace(/[.!?:]+$/, "")));
 }
 
-type Candidate<T> = { kind: "value"; value: T } | { kind: "rejected"; value: string; reason: RejectedReason };
+function reject(block: Block, field: RejectedDescriptionValue["field"], value: string, reason: RejectedReason) {
+  block.rejected.push({ field, value: printable(value), reason });
+}
 
 /**
- * One in-game id from one separated part of a `Mod ID:` value: quotes, trailing annotations
- * (`(CHANGED)`, `(NEW)`; one naming a build qualifies the id) and anything after a run of spaces are
- * removed, as is the backslash of the B42 server-file form. Placeholders and prose give nothing; a
- * token with characters the game does not accept, or that the server file refuses, is rejected.
+ * One in-game id from one separated part of a `Mod ID:` value, added to `block`: quotes, trailing
+ * annotations (`(CHANGED)`, `(NEW)`; one naming a build qualifies the id) and anything after a run
+ * of spaces are removed, as is the backslash of the B42 server-file form. Placeholders and prose
+ * give nothing; a token with characters the game does not accept, or that the server file refuses,
+ * is rejected.
  */
-function modCandidate(part: string, entryBuilds: readonly BuildVersion[] | undefined): Candidate<ModValue> | null {
-  if (part.length > MAX_PART_LENGTH) return null;
+function addMod(block: Block, part: string, entryBuilds: readonly BuildVersion[] | undefined): void {
+  if (part.length > MAX_PART_LENGTH) return;
   let value = unquote(part.trim());
   let builds = entryBuilds;
   let annotations = 0;
@@ -406,28 +312,20 @@ function modCandidate(part: string, entryBuilds: readonly BuildVersion[] | undef
   }
   value = (value.split(/ {2,}/)[0] ?? "").replace(/^\\+/, "");
   if (!value.includes(" ")) value = value.replace(/\.+$/, "");
-  if (value === "" || value.startsWith("(") || PLACEHOLDERS.has(value.toLowerCase()) || isProse(value)) return null;
+  if (value === "" || value.startsWith("(") || PLACEHOLDERS.has(value.toLowerCase()) || isProse(value)) return;
   const unsafe = unsafeReason(value);
-  if (unsafe !== undefined) return { kind: "rejected", value, reason: unsafe };
-  if (!ID_TOKEN.test(value)) return { kind: "rejected", value, reason: "invalid-character" };
-  return { kind: "value", value: { id: value, builds: builds ?? BOTH_BUILDS } };
+  if (unsafe !== undefined) reject(block, "modId", value, unsafe);
+  else if (!ID_TOKEN.test(value)) reject(block, "modId", value, "invalid-character");
+  else block.mods.push({ id: value, builds: builds ?? BOTH_BUILDS });
 }
 
-/** One map folder from one separated part of a `Map Folder:` value. */
-function mapCandidate(part: string): Candidate<string> | null {
+/** One map folder from one separated part of a `Map Folder:` value, added to `block`. */
+function addMap(block: Block, part: string): void {
   const value = unquote(part.trim());
-  if (value === "" || PLACEHOLDERS.has(value.toLowerCase()) || isProse(value)) return null;
+  if (value === "" || PLACEHOLDERS.has(value.toLowerCase()) || isProse(value)) return;
   const unsafe = unsafeReason(value);
-  return unsafe === undefined ? { kind: "value", value } : { kind: "rejected", value, reason: unsafe };
-}
-
-function rejection(field: RejectedDescriptionValue["field"], value: string, reason: RejectedReason) {
-  const [printed] = partitionValues([value]).rejected.map((rejected) => rejected.value);
-  return { field, value: printed ?? value.slice(0, 100), reason };
-}
-
-function unique(values: Iterable<string>): string[] {
-  return [...new Set(values)];
+  if (unsafe !== undefined) reject(block, "mapFolder", value, unsafe);
+  else block.maps.push(value);
 }
 
 function toBlocks(entries: Entry[]): { preamble: Block; blocks: Block[] } {
@@ -442,21 +340,9 @@ function toBlocks(entries: Entry[]): { preamble: Block; blocks: Block[] } {
       current = { workshopId: id, mods: [], maps: [], rejected: [] };
       blocks.push(current);
     } else if (entry.field === "mod") {
-      for (const part of splitValues(entry.value, MOD_SEPARATORS)) {
-        const candidate = modCandidate(part, entry.builds);
-        if (candidate?.kind === "value") current.mods.push(candidate.value);
-        else if (candidate?.kind === "rejected") {
-          current.rejected.push(rejection("modId", candidate.value, candidate.reason));
-        }
-      }
+      for (const part of splitValues(entry.value, MOD_SEPARATORS)) addMod(current, part, entry.builds);
     } else {
-      for (const part of splitValues(entry.value, MAP_SEPARATORS)) {
-        const candidate = mapCandidate(part);
-        if (candidate?.kind === "value") current.maps.push(candidate.value);
-        else if (candidate?.kind === "rejected") {
-          current.rejected.push(rejection("mapFolder", candidate.value, candidate.reason));
-        }
-      }
+      for (const part of splitValues(entry.value, MAP_SEPARATORS)) addMap(current, part);
     }
   }
   return { preamble, blocks };
@@ -492,7 +378,7 @@ function toBlocks(entries: Entry[]): { preamble: Block; blocks: Block[] } {
  */
 export function parseDescription(description: string, workshopId?: string): ParsedDescription {
   const { preamble, blocks } = toBlocks(readEntries(normalize(stripMarkup(description))));
-  const workshopIds = unique(blocks.map((block) => block.workshopId).filter((id): id is string => id !== null));
+  const workshopIds = [...new Set(blocks.map((block) => block.workshopId!))];
 
   let chosen: Block[];
   if (workshopId === undefined) {
@@ -520,7 +406,7 @@ export function parseDescription(description: string, workshopId?: string): Pars
   return {
     platformModIds,
     buildModIds: { "41x": idsOf("41x"), "42x": idsOf("42x") },
-    mapFolders: unique(chosen.flatMap((block) => block.maps)),
+    mapFolders: [...new Set(chosen.flatMap((block) => block.maps))],
     workshopIds,
     rejected: [...rejected.values()],
   };
