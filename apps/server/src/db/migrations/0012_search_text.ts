@@ -131,8 +131,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ]) {
       await sql`drop index concurrently if exists ${sql.id(index)}`.execute(db);
     }
-    await sql`analyze mods`.execute(db);
-    await sql`analyze modpacks`.execute(db);
+    // The fill left an old version of every row, and entries for the new ones in the pending lists
+    // of the tables' other GIN indexes (the in-game ids, the tags), which every search through
+    // those indexes then reads one by one until a vacuum merges them; autovacuum may be off or
+    // late. Vacuum takes no lock that stops writes.
+    await sql`vacuum (analyze) mods`.execute(db);
+    await sql`vacuum (analyze) modpacks`.execute(db);
   } finally {
     await sql`reset statement_timeout`.execute(db);
   }
