@@ -119,10 +119,12 @@ function listModpacks(
   count: "bounded" | "withPage",
 ) {
   const { search, sortBy, sortOrder } = input;
+  type Modpacks = typeof matching;
+  const filter = (rows: Modpacks) => rows.where(searchTextCondition("modpacks.searchText", search ?? ""));
   return listPage(db, input, {
     list,
     filters: { search, includeArchived: input.includeArchived },
-    rows: search ? matching.where(searchTextCondition("modpacks.searchText", search)) : matching,
+    rows: search ? filter(matching) : matching,
     sort: {
       column: `modpacks.${sortBy}`,
       type: sortBy === "name" ? "text" : "timestamptz",
@@ -130,8 +132,11 @@ function listModpacks(
       id: "modpacks.id",
     },
     count,
-    // The public list grows with the catalogue; one user's modpacks are already read by id.
-    ...(count === "bounded" ? { smallSetById: "modpacks" as const } : {}),
+    // The public list grows with the catalogue: a search's matches are read from the trigram index,
+    // sorted and counted in one statement while they are few, and a larger set walks the sort index
+    // a bounded distance, else sorts its matches. One user's modpacks are one small set already.
+    ...(count === "bounded" &&
+      search && { smallSet: true, sortWalk: { table: "modpacks" as const, from: matching, filter } }),
     columns: (rows) => rows.selectAll("modpacks"),
     toItem: toModpackSummary,
   });
