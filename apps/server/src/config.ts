@@ -75,78 +75,9 @@ const environmentSchema = z.object({
 
 export type Environment = z.input<typeof environmentSchema>;
 
-export interface Config {
-  env: string;
-  isProduction: boolean;
-  port: number;
-  host: string;
-  publicUrl: string;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  databasePoolSize: number;
-  /** Postgres statement timeout of the service's connections, ms (0: none); beyond it the request answers 503. */
-  databaseStatementTimeoutMs: number;
-  /** Longest wait for a pooled Postgres connection, ms; beyond it the request answers 503. */
-  databasePoolTimeoutMs: number;
-  /** Variables set in the environment that no longer do anything: start-up warns about them. */
-  ignoredVariables: string[];
-  logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
-  originsAllowed: string[];
-  oauth: {
-    provider: "discord" | "github" | "google" | "custom" | undefined;
-    clientId: string | undefined;
-    clientSecret: string | undefined;
-    authorizationUrl: string | undefined;
-    tokenUrl: string | undefined;
-    userinfoUrl: string | undefined;
-    scopes: string[] | undefined;
-  };
-  adminEmails: string[];
-  workshopApiUrl: string;
-  steamApiKey: string | undefined;
-  /** Per-request limit of a Steam Web API call, reading the body included. */
-  workshopTimeoutMs: number;
-  /** Retries of a failed Steam Web API call after the first attempt. */
-  workshopMaxRetries: number;
-  /**
-   * What one user may have queued or running at once (0: no bound): server files and imports
-   * pending or running, and mod refreshes in flight on this instance. Past a bound: 429.
-   */
-  perUserLimits: PerUserLimits;
-  limits: LimitsConfig;
-}
-
-export interface PerUserLimits {
-  exports: number;
-  imports: number;
-  refreshes: number;
-}
-
-export interface LimitsConfig {
-  /** Requests per minute per signed-in user, or per IP when anonymous; 0 is off. */
-  requestsPerMinute: number;
-  /** Sign-in requests per minute per IP; 0 falls back to the general limit. */
-  signInPerMinute: number;
-  /** Requests per minute per caller to operations that call the Steam Web API; 0 falls back to the general limit. */
-  workshopPerMinute: number;
-  /** Member additions per minute per caller; 0 falls back to the general limit. */
-  memberAddPerMinute: number;
-  importMaxItems: number;
-  importMaxDepth: number;
-  /** Detail batches of 100 items an import reads at once, ahead of storing them (1: one at a time). */
-  importReadAhead: number;
-  streamsPerUser: number;
-  streamsMax: number;
-  /** A live stream whose unsent output passes this many bytes is dropped. */
-  streamBufferBytes: number;
-  apiTokensPerUser: number;
-  /** Days after which finished exports are deleted; 0 keeps them. */
-  purgeExportsAfterDays: number;
-  /** Days after which read notifications are deleted; 0 keeps them. */
-  purgeReadNotificationsAfterDays: number;
-  /** Days an invitation by email stays claimable after it is made or renewed. */
-  invitationExpiryDays: number;
-}
+/** The service's settings, as `loadConfig` reads them. */
+export type Config = ReturnType<typeof loadConfig>;
+export type LimitsConfig = Config["limits"];
 
 /** Accepted so that existing configurations still start, and otherwise ignored. */
 const IGNORED_VARIABLES = ["DATABASE_PREPARED_STATEMENTS"];
@@ -156,7 +87,7 @@ export class ConfigError extends Error {
 }
 
 /** Reads the environment into a typed config; the first bad variable stops start-up with one line naming it. */
-export function loadConfig(environment: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(environment: Record<string, string | undefined> = process.env) {
   const present = Object.fromEntries(
     Object.entries(environment).filter(([, value]) => value !== undefined && value !== ""),
   );
@@ -203,8 +134,11 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    /** Postgres statement timeout of the service's connections, ms (0: none); beyond it the request answers 503. */
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    /** Longest wait for a pooled Postgres connection, ms; beyond it the request answers 503. */
     databasePoolTimeoutMs: e.DATABASE_POOL_TIMEOUT_MS,
+    /** Variables set in the environment that no longer do anything: start-up warns about them. */
     ignoredVariables: IGNORED_VARIABLES.filter((name) => present[name] !== undefined),
     logLevel: e.LOG_LEVEL,
     originsAllowed: e.ORIGIN_ALLOWED.map((origin) => new URL(origin).origin),
@@ -220,27 +154,42 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     adminEmails: e.ADMIN_EMAILS.map((email) => email.toLowerCase()),
     workshopApiUrl: e.WORKSHOP_API_URL.replace(/\/+$/, ""),
     steamApiKey: e.STEAM_API_KEY,
+    /** Per-request limit of a Steam Web API call, reading the body included. */
     workshopTimeoutMs: e.WORKSHOP_TIMEOUT_MS,
+    /** Retries of a failed Steam Web API call after the first attempt. */
     workshopMaxRetries: e.WORKSHOP_MAX_RETRIES,
+    /**
+     * What one user may have queued or running at once (0: no bound): server files and imports
+     * pending or running, and mod refreshes in flight on this instance. Past a bound: 429.
+     */
     perUserLimits: {
       exports: e.MAX_PENDING_EXPORTS_PER_USER,
       imports: e.MAX_PENDING_IMPORTS_PER_USER,
       refreshes: e.MAX_RUNNING_REFRESHES_PER_USER,
     },
     limits: {
+      /** Requests per minute per signed-in user, or per IP when anonymous; 0 is off. */
       requestsPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      /** Sign-in requests per minute per IP; 0 falls back to the general limit. */
       signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      /** Requests per minute per caller to operations that call the Steam Web API; 0 falls back to the general limit. */
       workshopPerMinute: e.RATE_LIMIT_WORKSHOP_PER_MINUTE,
+      /** Member additions per minute per caller; 0 falls back to the general limit. */
       memberAddPerMinute: e.RATE_LIMIT_MEMBER_ADD_PER_MINUTE,
       importMaxItems: e.IMPORT_MAX_ITEMS,
       importMaxDepth: e.IMPORT_MAX_DEPTH,
+      /** Detail batches of 100 items an import reads at once, ahead of storing them (1: one at a time). */
       importReadAhead: e.IMPORT_READ_AHEAD,
       streamsPerUser: e.STREAMS_PER_USER,
       streamsMax: e.STREAMS_MAX,
+      /** A live stream whose unsent output passes this many bytes is dropped. */
       streamBufferBytes: e.STREAM_BUFFER_BYTES,
       apiTokensPerUser: e.API_TOKENS_PER_USER,
+      /** Days after which finished exports are deleted; 0 keeps them. */
       purgeExportsAfterDays: e.PURGE_EXPORTS_AFTER_DAYS,
+      /** Days after which read notifications are deleted; 0 keeps them. */
       purgeReadNotificationsAfterDays: e.PURGE_READ_NOTIFICATIONS_AFTER_DAYS,
+      /** Days an invitation by email stays claimable after it is made or renewed. */
       invitationExpiryDays: e.INVITATION_EXPIRY_DAYS,
     },
   };

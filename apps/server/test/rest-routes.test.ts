@@ -128,3 +128,21 @@ describe("query values keep their meaning", () => {
     expect(response.statusCode).toBe(status);
   });
 });
+
+describe("JSON values keep their keys", () => {
+  it.each([
+    { snake_case: 1, nested: { max_players: 32, "kebab-key": true } },
+    { CamelCase: "x", list: [{ mod_id: "Brita" }] },
+  ])("a modpack's metadata %o reads back as it was written", async (metadata) => {
+    const patched = await service.app.inject({
+      method: "PATCH",
+      url: `/modpacks/${packId}`,
+      headers: owner.headers,
+      payload: { metadata },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().metadata).toEqual(metadata);
+    const read = await service.app.inject({ method: "GET", url: `/modpacks/${packId}`, headers: owner.headers });
+    expect(read.json().metadata).toEqual(metadata);
+  });
+});

@@ -250,6 +250,28 @@ describe("stream bounds", () => {
     }
   });
 
+  it("delivers to a user's new stream when opening it closed their only other one", async () => {
+    const single = await startTestService({ env: { STREAMS_PER_USER: "1" } });
+    const singleUrl = await single.app.listen({ port: 0, host: "127.0.0.1" });
+    const carol = await signIn(single);
+    const streams: OpenStream[] = [];
+    try {
+      const c1 = await openStream(singleUrl, carol.headers);
+      const c2 = await openStream(singleUrl, carol.headers);
+      streams.push(c1, c2);
+      await c1.ended;
+      const title = `Probe ${Math.random()}`;
+      await createNotifications(single.runtime.database.db, [
+        { userId: carol.userId, title, content: "Pushed", type: "info", metadata: {} },
+      ]);
+      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("nothing within 5 s"), 5000).unref());
+      expect(await Promise.race([c2.received(title).then(() => "delivered"), timeout])).toBe("delivered");
+    } finally {
+      for (const stream of streams) stream.close();
+      await single.stop();
+    }
+  });
+
   it("drops a client that does not read once its send buffer passes the bound", async () => {
     const reader = await signIn(service);
     const response = await fetch(`${baseUrl}/notifications/stream`, { headers: reader.headers });

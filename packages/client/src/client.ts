@@ -65,20 +65,13 @@ export type ModpackClient = TRPCClient<AppRouter> & NotificationStream;
 /** Creates a typed tRPC client of the Modpack Collection Service. */
 export function createClient(options: ClientOptions): ModpackClient {
   const trpc = createTRPCClient<AppRouter>({ links: createLinks(options) });
-  const stream: NotificationStream = {
-    onNotification(listener, subscription) {
-      const handle = trpc.notifications.stream.subscribe(undefined, {
-        onData: listener,
-        ...(subscription?.onError ? { onError: subscription.onError } : {}),
-        ...(subscription?.onStarted ? { onStarted: subscription.onStarted } : {}),
-      });
-      return () => handle.unsubscribe();
-    },
+  const onNotification: NotificationStream["onNotification"] = (listener, subscription) => {
+    const handle = trpc.notifications.stream.subscribe(undefined, { ...subscription, onData: listener });
+    return () => handle.unsubscribe();
   };
   // The tRPC client is a proxy over procedure paths; `onNotification` is answered beside it.
   return new Proxy(trpc, {
-    get: (target, key, receiver) =>
-      key === "onNotification" ? stream.onNotification : Reflect.get(target, key, receiver),
+    get: (target, key, receiver) => (key === "onNotification" ? onNotification : Reflect.get(target, key, receiver)),
   }) as ModpackClient;
 }
 

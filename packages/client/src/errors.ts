@@ -1,4 +1,4 @@
-import { codeForStatus, type ErrorCode, type ErrorResponseBody } from "@modpack/contract";
+import { codeForStatus, type ErrorCode, type ErrorResponseBody, errorBody } from "@modpack/contract";
 import { isTRPCClientError } from "@trpc/client";
 
 /** One invalid input field: `path` is dotted (`metadata.discord`), empty for the input as a whole. */
@@ -25,7 +25,6 @@ export interface ApiError {
 }
 
 interface ErrorData {
-  code?: unknown;
   httpStatus?: unknown;
   issues?: unknown;
   /** The service's error body, the same as the REST API answers. */
@@ -42,25 +41,11 @@ function issuesOf(value: unknown): ApiIssue[] | undefined {
   return issues.length > 0 ? issues : undefined;
 }
 
-/** The REST API's message for invalid input, so both APIs read the same: `Invalid input: name: Must be ...`. */
-function invalidInputMessage(issues: ApiIssue[]): string {
-  const first = issues[0];
-  return first ? `Invalid input: ${first.path ? `${first.path}: ` : ""}${first.message}` : "Invalid input";
-}
-
 /** A failed answer that is not tRPC's: the service's REST-shaped error (a refused cross-site write, a body too large) or a proxy's page. */
 class UnexpectedResponseError extends Error {
   constructor(readonly apiError: ApiError) {
     super(apiError.message);
     this.name = "UnexpectedResponseError";
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
@@ -71,12 +56,10 @@ function parseJson(text: string): unknown {
  */
 export async function checkResponse<T extends Response>(response: T): Promise<T> {
   if (response.ok) return response;
-  const body = parseJson(
-    await response
-      .clone()
-      .text()
-      .catch(() => ""),
-  );
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
   if (Array.isArray(body)) return response;
   const inner = (body as { error?: { code?: unknown } } | undefined)?.error;
   if (typeof inner?.code === "number") return response;
@@ -121,12 +104,9 @@ export function toApiError(error: unknown): ApiError {
     const data = (error.data ?? undefined) as ErrorData | undefined;
     if (data && typeof data.httpStatus === "number") {
       const status = data.httpStatus;
-      if (typeof data.body === "object" && data.body !== null) return fromErrorBody(status, data.body, error.message);
-      const code = typeof data.code === "string" ? data.code : codeForStatus(status);
-      const issues = code === "BAD_REQUEST" ? issuesOf(data.issues) : undefined;
-      return issues
-        ? { status, code, message: invalidInputMessage(issues), issues }
-        : { status, code, message: error.message };
+      // Without the service's body (an older server's answer), the body it stands for is made here.
+      const body = data.body ?? errorBody(status, error.message, status === 400 ? issuesOf(data.issues) : undefined);
+      return fromErrorBody(status, body, error.message);
     }
     if (error.cause instanceof UnexpectedResponseError) return error.cause.apiError;
     return { status: 0, code: "NETWORK_ERROR", message: error.cause?.message || error.message || "Network error" };

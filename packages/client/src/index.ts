@@ -32,7 +32,6 @@ export type {
   Permission,
   Role,
   SessionInfo,
-  ShapedIssue,
   TagList,
   User,
 } from "@modpack/contract";

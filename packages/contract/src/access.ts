@@ -24,11 +24,7 @@ export interface ModpackAccess {
   id: string;
   name: string;
   ownerId: string;
-  isPublic: boolean;
   isActive: boolean;
-  isOwner: boolean;
-  /** The caller's permissions as an active member, or null when not a member. */
-  memberPermissions: MemberPermission[] | null;
   /** The version of the modpack's row when it was checked, which its members, links and mods move too. */
   version: string;
   /** The modpack as the check read it, without its members. */

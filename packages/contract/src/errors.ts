@@ -78,11 +78,9 @@ export function codeForStatus(status: number): ErrorCode {
  * `{ error: { message, code, issues? } }`, or `{ message }` for the 401 and the role-permission 403.
  */
 export type ErrorResponseBody = ErrorBody | { message: string };
-/** One problem of a validation error: the dotted path of the field and what is wrong with it. */
-export type ShapedIssue = ErrorIssue;
 
 /** The JSON issues of a validation error's cause (zod's `issues`), as `{ path, message }`. */
-export function issuesOf(cause: unknown): ShapedIssue[] | undefined {
+export function issuesOf(cause: unknown): ErrorIssue[] | undefined {
   const issues = (cause as { issues?: unknown } | null | undefined)?.issues;
   if (!Array.isArray(issues)) return undefined;
   return issues.map((issue: { path?: PropertyKey[]; message?: string }) => ({
@@ -96,7 +94,7 @@ export function issuesOf(cause: unknown): ShapedIssue[] | undefined {
  * `{ message }`; everything else is `{ error: { message, code, issues? } }`. Server-side failures
  * never carry their cause.
  */
-export function errorBody(status: number, message: string, issues?: ShapedIssue[]): ErrorResponseBody {
+export function errorBody(status: number, message: string, issues?: ErrorIssue[]): ErrorResponseBody {
   if (status === 401) return { message: messages.unauthorized };
   if (status === 403 && message === messages.noPermission) return { message: messages.noPermission };
   const code = codeForStatus(status);
@@ -112,7 +110,7 @@ export function errorBody(status: number, message: string, issues?: ShapedIssue[
 export interface ErrorAnswer {
   status: number;
   body: ErrorResponseBody;
-  issues: ShapedIssue[] | undefined;
+  issues: ErrorIssue[] | undefined;
   /** Seconds the client should wait before trying again (`Retry-After`), when the error says. */
   retryAfter: number | undefined;
 }

@@ -18,26 +18,19 @@ export interface PortDeclaration {
   stream?: true;
 }
 
-type CallerArgument<D extends PortDeclaration> = D extends { caller: "optional" }
-  ? [caller: Caller | null]
-  : D extends { caller: true }
-    ? [caller: Caller]
-    : [];
-type ModpackArgument<D extends PortDeclaration> = D extends { modpack: true } ? [modpack: ModpackAccess] : [];
-type InputArgument<D extends PortDeclaration> = D extends { input: infer Input extends z.ZodType }
-  ? [input: z.output<Input>]
-  : [];
-type Arguments<D extends PortDeclaration> = [...CallerArgument<D>, ...ModpackArgument<D>, ...InputArgument<D>];
+type Arguments<D extends PortDeclaration> = [
+  ...(D extends { caller: "optional" } ? [caller: Caller | null] : D extends { caller: true } ? [caller: Caller] : []),
+  ...(D extends { modpack: true } ? [modpack: ModpackAccess] : []),
+  ...(D extends { input: infer Input extends z.ZodType } ? [input: z.output<Input>] : []),
+];
 
 /** The signature a declaration gives: `(caller?, modpack?, input?) => Promise<output>`. */
 export type Port<D extends PortDeclaration> = D extends { stream: true }
   ? (...args: [...Arguments<D>, signal: AbortSignal]) => AsyncIterable<z.output<D["output"]>>
   : (...args: Arguments<D>) => Promise<z.output<D["output"]>>;
 
-export type PortDeclarations = Record<string, PortDeclaration>;
-
 /** What the server implements for a set of declarations: one function per port. */
-export type Implementation<P extends PortDeclarations> = { [Name in keyof P]: Port<P[Name]> };
+export type Implementation<P extends Record<string, PortDeclaration>> = { [Name in keyof P]: Port<P[Name]> };
 
 /** The services a procedure's context carries, by resource name. */
 export interface ServiceRegistry {
@@ -45,30 +38,20 @@ export interface ServiceRegistry {
   readonly [resource: string]: object;
 }
 
-/** One resource's ports, and how its procedures reach the server's implementation of them. */
-export interface Resource<Name extends string, P extends PortDeclarations> {
-  readonly name: Name;
-  readonly ports: P;
-  /** The implementation in a procedure's context: the server's `Services` is built from these resources. */
-  of(ctx: { services: ServiceRegistry }): Implementation<P>;
-}
-
-/** Declares one port: `input` and `output` are the procedure's own schemas. */
-export function port<const D extends PortDeclaration>(declaration: D): D {
-  return declaration;
-}
-
-/** Declares a resource's ports; `Services` (services.ts) maps every resource to its implementation. */
-export function resource<const Name extends string, const P extends PortDeclarations>(
+/**
+ * Declares a resource's ports (`input` and `output` are its procedures' own schemas), and how its
+ * procedures reach the server's implementation of them: `Services` (services.ts) maps every
+ * resource to its implementation.
+ */
+export function resource<const Name extends string, const P extends Record<string, PortDeclaration>>(
   name: Name,
   ports: P,
-): Resource<Name, P> {
+) {
   return {
     name,
     ports,
+    /** The implementation in a procedure's context: the server's `Services` is built from these resources. */
     // Sound because the server's `Services`, passed as the context's services, is derived from this resource.
-    of: (ctx) => ctx.services[name] as Implementation<P>,
+    of: (ctx: { services: ServiceRegistry }) => ctx.services[name] as Implementation<P>,
   };
 }
-
-export type ResourceImplementation<R> = R extends Resource<string, infer P> ? Implementation<P> : never;

@@ -1,5 +1,5 @@
 import type { ModpackGuard } from "./access.js";
-import type { ResourceImplementation } from "./ports.js";
+import type { Implementation } from "./ports.js";
 import type { adminPorts } from "./procedures/admin.js";
 import type { apiTokenPorts, sessionPorts } from "./procedures/auth.js";
 import type { checkPorts } from "./procedures/checks.js";
@@ -32,5 +32,5 @@ type Resources =
  * modpack. Resource rules (owner, member, public) live behind them.
  */
 export type Services = {
-  [R in Resources as R["name"]]: ResourceImplementation<R>;
+  [R in Resources as R["name"]]: Implementation<R["ports"]>;
 } & { modpacks: ModpackGuard };

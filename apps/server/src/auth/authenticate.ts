@@ -7,10 +7,7 @@ import { API_TOKEN_PREFIX } from "./secrets.js";
 import type { SessionStore, ValidCredential } from "./sessions.js";
 
 export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (!header) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
 }
 
 function toCaller(credential: ValidCredential): Caller {
@@ -51,11 +48,7 @@ export function createAuthenticate(store: SessionStore, config: Config): Authent
   // One answer per request, however many layers ask (the rate limiter, then the procedure).
   const resolved = new WeakMap<FastifyRequest, Promise<Caller | null>>();
   return (request, reply) => {
-    let caller = resolved.get(request);
-    if (!caller) {
-      caller = resolve(request, reply);
-      resolved.set(request, caller);
-    }
-    return caller;
+    if (!resolved.has(request)) resolved.set(request, resolve(request, reply));
+    return resolved.get(request)!;
   };
 }

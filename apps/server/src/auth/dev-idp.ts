@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LRUCache } from "lru-cache";
 import type { Config } from "../config.js";
-import { httpError, sendError } from "../edge/errors.js";
-import { defineRoute, type RouteModule, routesPlugin } from "../edge/routes.js";
+import { httpError } from "../edge/errors.js";
+import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
+import { bearerToken } from "./authenticate.js";
 import type { ProviderConfig } from "./providers.js";
 import { generateSecret, sameSecret } from "./secrets.js";
 
@@ -25,37 +26,12 @@ interface IssuedCode {
   redirectUri: string;
   codeChallenge: string;
   identity: DevIdentity;
-  expiresAt: number;
-}
-
-interface IssuedToken {
-  identity: DevIdentity;
-  expiresAt: number;
 }
 
 export interface DevIdentityProvider {
   /** The provider config the sign-in routes use, exactly as for a real provider. */
   provider: (request: FastifyRequest) => ProviderConfig;
   routes: RouteModule;
-}
-
-/** Codes or tokens that expire at their `expiresAt`, each used once or until then; the least recently used go first when full. */
-function expiringMap<T extends { expiresAt: number }>(now: () => number) {
-  const entries = new LRUCache<string, T>({ max: MAX_ENTRIES, perf: { now }, ttlResolution: 0 });
-  return {
-    set(key: string, value: T) {
-      entries.set(key, value, { ttl: Math.max(1, value.expiresAt - now()) });
-    },
-    /** Removes and answers the live entry under `key` (one use). */
-    take(key: string): T | undefined {
-      const entry = entries.get(key);
-      entries.delete(key);
-      return entry;
-    },
-    get(key: string): T | undefined {
-      return entries.get(key);
-    },
-  };
 }
 
 /** The address this process listens on, for its own server-to-server calls (PUBLIC_URL may be a proxy). */
@@ -106,8 +82,19 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   // The form's POST is redirected to the callback and from there to `redirectTo`, which may be a
   // front-end in ORIGIN_ALLOWED: browsers apply form-action to every hop of those redirects.
   const formTargets = [publicOrigin, ...config.originsAllowed].join(" ");
-  const codes = expiringMap<IssuedCode>(now);
-  const tokens = expiringMap<IssuedToken>(now);
+  // Codes and tokens expire after their lifetime; the least recently used go first when full.
+  const codes = new LRUCache<string, IssuedCode>({
+    max: MAX_ENTRIES,
+    ttl: CODE_TTL_MS,
+    perf: { now },
+    ttlResolution: 0,
+  });
+  const tokens = new LRUCache<string, DevIdentity>({
+    max: MAX_ENTRIES,
+    ttl: ACCESS_TOKEN_TTL_SECONDS * 1000,
+    perf: { now },
+    ttlResolution: 0,
+  });
 
   const provider = (request: FastifyRequest): ProviderConfig => {
     const serverBase = listeningBaseUrl(request) ?? config.publicUrl;
@@ -122,18 +109,21 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     };
   };
 
-  /** Checks the authorization request's parameters; answers the problem, or the request. */
-  const readAuthorizeRequest = (source: unknown): AuthorizeRequest | string => {
-    if (field(source, "response_type") !== "code") return "response_type must be code";
+  /** The authorization request's parameters, checked; a 400 naming the first problem. */
+  const readAuthorizeRequest = (source: unknown): AuthorizeRequest => {
+    const problem = (text: string) => httpError(400, `Invalid authorization request: ${text}`);
+    if (field(source, "response_type") !== "code") throw problem("response_type must be code");
     const clientId = field(source, "client_id");
-    if (clientId !== DEV_CLIENT_ID) return "client_id is not this service's development client";
+    if (clientId !== DEV_CLIENT_ID) throw problem("client_id is not this service's development client");
     const redirectUri = field(source, "redirect_uri");
-    if (redirectUri !== callbackUrl) return `redirect_uri must be ${callbackUrl}`;
-    if (field(source, "code_challenge_method") !== "S256") return "code_challenge_method must be S256";
+    if (redirectUri !== callbackUrl) throw problem(`redirect_uri must be ${callbackUrl}`);
+    if (field(source, "code_challenge_method") !== "S256") throw problem("code_challenge_method must be S256");
     const codeChallenge = field(source, "code_challenge");
-    if (!codeChallenge || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) return "code_challenge is missing or malformed";
+    if (!codeChallenge || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
+      throw problem("code_challenge is missing or malformed");
+    }
     const state = field(source, "state");
-    if (!state || state.length > 512) return "state is missing or too long";
+    if (!state || state.length > 512) throw problem("state is missing or too long");
     return { clientId, redirectUri, state, codeChallenge, scope: field(source, "scope") ?? "" };
   };
 
@@ -204,9 +194,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(typeof body === "string" ? body : body.toString("utf8"))));
-      },
+      (_request, body: string, done) => done(null, Object.fromEntries(new URLSearchParams(body))),
     );
   };
 
@@ -226,18 +214,11 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     });
 
   const routes = [
-    route("GET", "/authorize", "The sign-in page", async (request, reply) => {
-      const authorize = readAuthorizeRequest(request.query);
-      if (typeof authorize === "string") {
-        return sendError(reply, httpError(400, `Invalid authorization request: ${authorize}`));
-      }
-      return page(reply, authorize, { name: "", email: "" });
-    }),
+    route("GET", "/authorize", "The sign-in page", async (request, reply) =>
+      page(reply, readAuthorizeRequest(request.query), { name: "", email: "" }),
+    ),
     route("POST", "/authorize", "Sign in with a name and an email", async (request, reply) => {
       const authorize = readAuthorizeRequest(request.body);
-      if (typeof authorize === "string") {
-        return sendError(reply, httpError(400, `Invalid authorization request: ${authorize}`));
-      }
       const name = (field(request.body, "name") ?? "").trim();
       const email = (field(request.body, "email") ?? "").trim();
       const problem =
@@ -254,7 +235,6 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
         redirectUri: authorize.redirectUri,
         codeChallenge: authorize.codeChallenge,
         identity: { sub, name, email, picture },
-        expiresAt: now() + CODE_TTL_MS,
       });
       const target = new URL(authorize.redirectUri);
       target.searchParams.set("code", code);
@@ -262,12 +242,8 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       return reply.header("cache-control", "no-store").redirect(target.toString(), 302);
     }),
     route("POST", "/token", "Exchange an authorization code for an access token", async (request, reply) => {
-      const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? "");
-      const credentials = basic?.[1] ? Buffer.from(basic[1], "base64").toString("utf8") : "";
-      const separator = credentials.indexOf(":");
-      const id = separator >= 0 ? credentials.slice(0, separator) : "";
-      const secret = separator >= 0 ? credentials.slice(separator + 1) : "";
-      if (id !== DEV_CLIENT_ID || !sameSecret(secret, clientSecret)) {
+      const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? "")?.[1] ?? "";
+      if (!sameSecret(Buffer.from(basic, "base64").toString("utf8"), `${DEV_CLIENT_ID}:${clientSecret}`)) {
         reply.header("www-authenticate", 'Basic realm="dev-idp"');
         return oauthError(reply, 401, "invalid_client");
       }
@@ -277,24 +253,26 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       const redirectUri = field(body, "redirect_uri");
       const verifier = field(body, "code_verifier");
       if (!code || !redirectUri || !verifier) return oauthError(reply, 400, "invalid_request");
-      const issued = codes.take(code);
+      // A code is used once.
+      const issued = codes.get(code);
+      codes.delete(code);
       if (!issued || issued.redirectUri !== redirectUri || !sameSecret(s256(verifier), issued.codeChallenge)) {
         return oauthError(reply, 400, "invalid_grant");
       }
       const accessToken = generateSecret();
-      tokens.set(accessToken, { identity: issued.identity, expiresAt: now() + ACCESS_TOKEN_TTL_SECONDS * 1000 });
+      tokens.set(accessToken, issued.identity);
       return reply
         .header("cache-control", "no-store")
         .send({ access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
     }),
     route("GET", "/userinfo", "The signed-in identity", async (request, reply) => {
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
-      const issued = bearer ? tokens.get(bearer) : undefined;
-      if (!issued) {
+      const bearer = bearerToken(request);
+      const identity = bearer ? tokens.get(bearer) : undefined;
+      if (!identity) {
         reply.header("www-authenticate", 'Bearer error="invalid_token"');
         return oauthError(reply, 401, "invalid_token");
       }
-      return reply.header("cache-control", "no-store").send(issued.identity);
+      return reply.header("cache-control", "no-store").send(identity);
     }),
     route("GET", "/avatar.svg", "An avatar with the name's initial", async (request, reply) => {
       const name = field(request.query, "name") ?? "?";
@@ -311,5 +289,5 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   ];
 
   // Its routes are the provider's own protocol, not the service's API: none is in the OpenAPI document.
-  return { provider, routes: { plugin: routesPlugin(routes, acceptForms), paths: {} } };
+  return { provider, routes: routeModule(routes, acceptForms, []) };
 }

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
-  ArcticFetchError,
   CodeChallengeMethod,
   generateCodeVerifier,
   generateState,
@@ -39,15 +39,15 @@ export const PROVIDER_TIMEOUT_MS = 10_000;
 const MAX_PROFILE_BYTES = 1024 * 1024;
 const USER_AGENT = "modpack-collection-service";
 
-/** The provider for a sign-in request (per request, so the development IdP can use the listening address). */
-export type ProviderSource = (request: FastifyRequest) => ProviderConfig;
-
 export interface SignInDependencies {
   config: Config;
   db: Db;
   store: SessionStore;
   revocations: RevocationPublisher;
 }
+
+/** The provider for a sign-in request (per request, so the development IdP can use the listening address). */
+type ProviderSource = (request: FastifyRequest) => ProviderConfig;
 
 /**
  * The sign-in routes (`GET /auth/idp`, `GET /auth/idp/callback`) for the configured provider, or,
@@ -56,12 +56,12 @@ export interface SignInDependencies {
  */
 export function signInRoutes(deps: SignInDependencies): RouteModule[] {
   const configured = configuredProvider(deps.config);
-  if (configured) return [oauthRoutes({ ...deps, provider: () => configured })];
+  if (configured) return [oauthRoutes(deps, () => configured)];
   if (deps.config.isProduction) {
     throw new Error("No OAuth provider configured; the development identity provider is disabled in production");
   }
   const dev = devIdentityProvider(deps.config);
-  return [oauthRoutes({ ...deps, provider: dev.provider }), dev.routes];
+  return [oauthRoutes(deps, dev.provider), dev.routes];
 }
 
 /**
@@ -82,13 +82,8 @@ export function safeRedirectTarget(value: unknown, config: Config): string | und
     if (url.origin !== publicOrigin) return undefined;
     return `${url.pathname}${url.search}${url.hash}`;
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) return undefined;
   if (url.username || url.password) return undefined;
   if (url.origin !== publicOrigin && !config.originsAllowed.includes(url.origin)) return undefined;
   return url.toString();
@@ -102,17 +97,13 @@ interface PendingSignIn {
   expiresAt: number;
 }
 
-function base64url(data: string | Buffer): string {
-  return Buffer.from(data).toString("base64url");
-}
-
 /** The state cookie's MAC key: derived from the client secret, so every instance agrees on it. */
 function stateKey(provider: ProviderConfig): Buffer {
   return createHmac("sha256", "svcauth.oauth_state").update(provider.clientSecret).digest();
 }
 
 export function sealPendingSignIn(pending: PendingSignIn, provider: ProviderConfig): string {
-  const payload = base64url(JSON.stringify(pending));
+  const payload = Buffer.from(JSON.stringify(pending)).toString("base64url");
   const mac = createHmac("sha256", stateKey(provider)).update(payload).digest("base64url");
   return `${payload}.${mac}`;
 }
@@ -151,12 +142,11 @@ class SignInError extends Error {
 const providerFailed = (reason: string) =>
   new SignInError(502, "The identity provider failed to complete the sign-in; try again later", reason);
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(providerFailed(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** The message of an error's innermost cause (a refused connection, a DNS failure). */
+function rootMessage(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : "network error";
 }
 
 /** Exchanges the code (arctic: form POST, HTTP Basic client credentials, PKCE verifier) for an access token. */
@@ -164,34 +154,21 @@ async function exchangeCode(provider: ProviderConfig, redirectUri: string, code:
   const client = new OAuth2Client(provider.clientId, provider.clientSecret, redirectUri);
   let data: Record<string, unknown>;
   try {
-    const tokens = await withTimeout(
-      client.validateAuthorizationCode(provider.tokenUrl, code, codeVerifier),
-      PROVIDER_TIMEOUT_MS,
-      "token request",
-    );
-    data = tokens.data as Record<string, unknown>;
+    // arctic takes no abort signal: the exchange races an unreferenced timer instead.
+    const timedOut = sleep(PROVIDER_TIMEOUT_MS, undefined, { ref: false }).then(() => {
+      throw providerFailed(`token request timed out after ${PROVIDER_TIMEOUT_MS} ms`);
+    });
+    const exchange = client.validateAuthorizationCode(provider.tokenUrl, code, codeVerifier);
+    data = (await Promise.race([exchange, timedOut])).data as Record<string, unknown>;
   } catch (error) {
     if (error instanceof SignInError) throw error;
-    if (error instanceof OAuth2RequestError) {
-      if (error.code === "invalid_grant") {
-        throw new SignInError(
-          400,
-          "The authorization code is invalid, expired or already used; sign in again",
-          "token request: invalid_grant",
-        );
-      }
-      throw providerFailed(`token request: OAuth error ${error.code}`);
-    }
     if (error instanceof UnexpectedResponseError || error instanceof UnexpectedErrorResponseBodyError) {
       throw providerFailed(`token request answered ${error.status}`);
     }
-    if (error instanceof ArcticFetchError) {
-      const cause = error.cause instanceof Error ? (error.cause.cause ?? error.cause) : error.cause;
-      throw providerFailed(`token request failed: ${cause instanceof Error ? cause.message : "network error"}`);
-    }
-    throw providerFailed("token request failed");
+    if (!(error instanceof OAuth2RequestError)) throw providerFailed(`token request failed: ${rootMessage(error)}`);
+    data = { error: error.code };
   }
-  // GitHub answers 200 with an `error` field for a bad code.
+  // An OAuth error answer; GitHub answers 200 with an `error` field for a bad code.
   if (typeof data.error === "string") {
     if (data.error === "bad_verification_code" || data.error === "invalid_grant") {
       throw new SignInError(
@@ -211,25 +188,17 @@ async function exchangeCode(provider: ProviderConfig, redirectUri: string, code:
 /** GETs a JSON document from the provider with the access token. */
 async function fetchWithToken(url: string, accessToken: string, what: string): Promise<unknown> {
   let response: Response;
+  let body: string;
   try {
     response = await fetch(url, {
       headers: { authorization: `Bearer ${accessToken}`, accept: "application/json", "user-agent": USER_AGENT },
       signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
     });
-  } catch (error) {
-    const cause = error instanceof Error ? (error.cause ?? error) : error;
-    throw providerFailed(`${what} failed: ${cause instanceof Error ? cause.message : "network error"}`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
-    throw providerFailed(`${what} answered ${response.status}`);
-  }
-  let body: string;
-  try {
     body = await response.text();
-  } catch {
-    throw providerFailed(`${what} body could not be read`);
+  } catch (error) {
+    throw providerFailed(`${what} failed: ${rootMessage(error)}`);
   }
+  if (!response.ok) throw providerFailed(`${what} answered ${response.status}`);
   if (body.length > MAX_PROFILE_BYTES) throw providerFailed(`${what} body is too large`);
   try {
     return JSON.parse(body);
@@ -255,12 +224,8 @@ async function fetchProfile(provider: ProviderConfig, accessToken: string): Prom
   return profile;
 }
 
-export interface OAuthRouteDependencies extends SignInDependencies {
-  provider: ProviderSource;
-}
-
 /** `GET /auth/idp` and `GET /auth/idp/callback`: the authorization-code flow with PKCE (S256) and state. */
-export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
+function oauthRoutes(deps: SignInDependencies, providerOf: ProviderSource): RouteModule {
   const { config, db, store, revocations } = deps;
   const redirectUri = `${config.publicUrl}${CALLBACK_PATH}`;
   const sessionCookie = sessionCookieOptions(config);
@@ -271,12 +236,6 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
     secure: config.isProduction || config.publicUrl.startsWith("https:"),
   };
   const clearStateCookie = (reply: FastifyReply) => reply.clearCookie(STATE_COOKIE, stateCookie);
-
-  const fail = (request: FastifyRequest, reply: FastifyReply, error: SignInError) => {
-    request.log.warn({ status: error.status, reason: error.reason }, "sign-in failed");
-    clearStateCookie(reply);
-    return sendError(reply, error);
-  };
 
   const start = defineRoute({
     method: "GET",
@@ -305,8 +264,7 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
       },
     },
     async handler({ request, reply, query }) {
-      const provider = deps.provider(request);
-      const redirectTo = safeRedirectTarget(query.redirectTo, config) ?? null;
+      const provider = providerOf(request);
       const state = generateState();
       const codeVerifier = generateCodeVerifier();
       const client = new OAuth2Client(provider.clientId, provider.clientSecret, redirectUri);
@@ -317,16 +275,10 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
         codeVerifier,
         provider.scopes,
       );
-      const pending: PendingSignIn = {
-        state,
-        codeVerifier,
-        redirectTo,
-        expiresAt: Date.now() + STATE_COOKIE_MAX_AGE_SECONDS * 1000,
-      };
-      reply.setCookie(STATE_COOKIE, sealPendingSignIn(pending, provider), {
-        ...stateCookie,
-        maxAge: STATE_COOKIE_MAX_AGE_SECONDS,
-      });
+      const redirectTo = safeRedirectTarget(query.redirectTo, config) ?? null;
+      const expiresAt = Date.now() + STATE_COOKIE_MAX_AGE_SECONDS * 1000;
+      const sealed = sealPendingSignIn({ state, codeVerifier, redirectTo, expiresAt }, provider);
+      reply.setCookie(STATE_COOKIE, sealed, { ...stateCookie, maxAge: STATE_COOKIE_MAX_AGE_SECONDS });
       reply.header("cache-control", "no-store");
       return reply.redirect(url.toString(), 302);
     },
@@ -369,53 +321,12 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
     async handler({ request, reply, query }) {
       reply.header("cache-control", "no-store");
       reply.header("referrer-policy", "no-referrer");
-      const denied = query.error;
-      if (denied !== undefined) {
-        const code = /^[a-z_]{1,64}$/.test(denied) ? denied : "error";
-        return fail(
-          request,
-          reply,
-          new SignInError(
-            400,
-            code === "access_denied"
-              ? "Sign-in was cancelled or refused at the identity provider (access_denied)"
-              : `The identity provider refused the sign-in (${code})`,
-            `provider answered error=${code}`,
-          ),
-        );
-      }
-      const provider = deps.provider(request);
-      const pending = openPendingSignIn(request.cookies[STATE_COOKIE], provider, Date.now());
-      if (!pending) {
-        return fail(
-          request,
-          reply,
-          new SignInError(
-            400,
-            "The sign-in state cookie is missing or expired; start again at /auth/idp",
-            "missing state cookie",
-          ),
-        );
-      }
-      const state = query.state;
-      if (!state || !sameSecret(state, pending.state)) {
-        return fail(
-          request,
-          reply,
-          new SignInError(400, "The sign-in state does not match; start again at /auth/idp", "state mismatch"),
-        );
-      }
-      const code = query.code;
-      if (!code) {
-        return fail(
-          request,
-          reply,
-          new SignInError(400, "The authorization code is missing; start again at /auth/idp", "missing code"),
-        );
-      }
-
+      const provider = providerOf(request);
       let userId: string;
+      let redirectTo: string | null;
       try {
+        const { pending, code } = openCallback(query, request.cookies[STATE_COOKIE], provider);
+        redirectTo = pending.redirectTo;
         const accessToken = await exchangeCode(provider, redirectUri, code, pending.codeVerifier);
         const profile = await fetchProfile(provider, accessToken);
         const signedIn = await upsertSignedInUser(db, provider.name, profile, config.adminEmails);
@@ -424,16 +335,47 @@ export function oauthRoutes(deps: OAuthRouteDependencies): RouteModule {
         // A role raised by ADMIN_EMAILS applies to the user's other, already cached, credentials too.
         if (signedIn.previousRole) await revocations.publish({ kind: "user", id: userId });
       } catch (error) {
-        if (error instanceof SignInError) return fail(request, reply, error);
-        throw error;
+        if (!(error instanceof SignInError)) throw error;
+        request.log.warn({ status: error.status, reason: error.reason }, "sign-in failed");
+        clearStateCookie(reply);
+        return sendError(reply, error);
       }
       const session = await store.createSession(userId);
       clearStateCookie(reply);
       reply.setCookie(SESSION_COOKIE, session.token, sessionCookie);
       request.log.info({ userId, provider: provider.name }, "signed in");
-      return reply.redirect(safeRedirectTarget(pending.redirectTo, config) ?? "/", 302);
+      return reply.redirect(safeRedirectTarget(redirectTo, config) ?? "/", 302);
     },
   });
 
   return routeModule([start, callback]);
+}
+
+/**
+ * The pending sign-in a callback completes (from the state cookie) and its code; a SignInError (400) when the
+ * provider refused, the cookie is missing, expired or forged, the state does not match or the code is missing.
+ */
+function openCallback(
+  query: { code?: string | undefined; state?: string | undefined; error?: string | undefined },
+  cookie: string | undefined,
+  provider: ProviderConfig,
+): { pending: PendingSignIn; code: string } {
+  const startAgain = "start again at /auth/idp";
+  if (query.error !== undefined) {
+    const code = /^[a-z_]{1,64}$/.test(query.error) ? query.error : "error";
+    const message =
+      code === "access_denied"
+        ? "Sign-in was cancelled or refused at the identity provider (access_denied)"
+        : `The identity provider refused the sign-in (${code})`;
+    throw new SignInError(400, message, `provider answered error=${code}`);
+  }
+  const pending = openPendingSignIn(cookie, provider, Date.now());
+  if (!pending) {
+    throw new SignInError(400, `The sign-in state cookie is missing or expired; ${startAgain}`, "missing state cookie");
+  }
+  if (!query.state || !sameSecret(query.state, pending.state)) {
+    throw new SignInError(400, `The sign-in state does not match; ${startAgain}`, "state mismatch");
+  }
+  if (!query.code) throw new SignInError(400, `The authorization code is missing; ${startAgain}`, "missing code");
+  return { pending, code: query.code };
 }

@@ -1,7 +1,5 @@
 import type { Config } from "../config.js";
 
-export type PresetName = "discord" | "github" | "google";
-
 /** Everything the sign-in flow needs to talk to one OAuth 2.0 identity provider. */
 export interface ProviderConfig {
   /** The name accounts are recorded under (`accounts.provider`): the preset, `custom`, or `dev`. */
@@ -16,15 +14,9 @@ export interface ProviderConfig {
   emailsUrl?: string | undefined;
 }
 
-interface Preset {
-  authorizationUrl: string;
-  tokenUrl: string;
-  userinfoUrl: string;
-  scopes: string[];
-  emailsUrl?: string;
-}
+type Preset = Pick<ProviderConfig, "authorizationUrl" | "tokenUrl" | "userinfoUrl" | "scopes" | "emailsUrl">;
 
-export const providerPresets: Readonly<Record<PresetName, Preset>> = {
+const providerPresets: Readonly<Record<"discord" | "github" | "google", Preset>> = {
   discord: {
     authorizationUrl: "https://discord.com/oauth2/authorize",
     tokenUrl: "https://discord.com/api/oauth2/token",
@@ -99,13 +91,8 @@ function text(value: unknown): string | undefined {
 
 function httpUrl(value: unknown): string | undefined {
   const candidate = text(value);
-  if (!candidate || candidate.length > MAX_URL_LENGTH) return undefined;
-  try {
-    const url = new URL(candidate);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = candidate && candidate.length <= MAX_URL_LENGTH ? URL.parse(candidate) : null;
+  return url?.protocol === "https:" || url?.protocol === "http:" ? url.toString() : undefined;
 }
 
 function isFalse(value: unknown): boolean {
@@ -124,12 +111,7 @@ export function mapUserinfo(provider: string, data: unknown): ProviderProfile {
   }
   const info = data as Record<string, unknown>;
   const rawId = info.sub ?? info.id;
-  const id =
-    typeof rawId === "number" && Number.isFinite(rawId)
-      ? String(rawId)
-      : typeof rawId === "bigint"
-        ? rawId.toString()
-        : text(rawId);
+  const id = typeof rawId === "number" && Number.isFinite(rawId) ? String(rawId) : text(rawId);
   if (!id || id.length > 255) throw new ProviderError("The identity provider's user profile has no user id");
 
   const email = text(info.email);

@@ -10,17 +10,6 @@ export interface RevocationChannel extends RevocationPublisher {
   close(): Promise<void>;
 }
 
-/** A revocation as the channel's message carries it: `<kind>:<id>`. */
-function encode(revocation: Revocation): string {
-  return `${revocation.kind}:${revocation.id}`;
-}
-
-/** A message read back; null for one no instance of this service sends. */
-function decode(message: string): Revocation | null {
-  const match = /^(session|token|user):(.+)$/.exec(message);
-  return match ? { kind: match[1] as Revocation["kind"], id: match[2] as string } : null;
-}
-
 /**
  * Postgres LISTEN/NOTIFY fan-out of revocations, so a sign-out or a token revocation takes effect
  * at once on every server instance sharing the database. `onRevoked` gets each revocation; `onGap`
@@ -33,12 +22,13 @@ export async function openRevocationChannel(options: {
   onGap: () => void;
 }): Promise<RevocationChannel> {
   const { database, logger, onRevoked, onGap } = options;
-  const publish = async (revocation: Revocation) => {
-    await sql`select pg_notify(${REVOCATION_CHANNEL}, ${encode(revocation)})`.execute(database.db);
+  // A revocation travels as `<kind>:<id>`; a message no instance of this service sends is ignored.
+  const publish = async ({ kind, id }: Revocation) => {
+    await sql`select pg_notify(${REVOCATION_CHANNEL}, ${`${kind}:${id}`})`.execute(database.db);
   };
   const onMessage = (message: string) => {
-    const revocation = decode(message);
-    if (revocation) onRevoked(revocation);
+    const match = /^(session|token|user):(.+)$/.exec(message);
+    if (match) onRevoked({ kind: match[1] as Revocation["kind"], id: match[2] as string });
   };
   const listener = await listen({ database, channel: REVOCATION_CHANNEL, logger, onMessage, onGap });
   return { publish, close: () => listener.close() };

@@ -21,11 +21,7 @@ export interface ValidCredential {
   expiresAt: Date;
 }
 
-interface CacheEntry {
-  kind: "session" | "token";
-  id: string;
-  userId: string;
-  role: Role;
+interface CacheEntry extends Omit<ValidCredential, "expiresAt"> {
   expiresAt: number;
   /** For sessions: the expiry last written to the database; for tokens: when last_used_at was written. */
   written: number;
@@ -45,14 +41,8 @@ export interface SessionStore {
   current(kind: "session" | "token", id: string): Promise<{ expiresAt: number; role: Role } | null>;
 }
 
-function credentialOf(entry: CacheEntry): ValidCredential {
-  return {
-    kind: entry.kind,
-    id: entry.id,
-    userId: entry.userId,
-    role: entry.role,
-    expiresAt: new Date(entry.expiresAt),
-  };
+function credentialOf({ kind, id, userId, role, expiresAt }: CacheEntry): ValidCredential {
+  return { kind, id, userId, role, expiresAt: new Date(expiresAt) };
 }
 
 /**

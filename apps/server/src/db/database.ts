@@ -63,7 +63,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
  * embedded PGlite keeping its files in `dataDir` (`memory://` keeps them in memory).
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const plugins = [new CamelCasePlugin()];
+  // Only column names are mapped: the keys inside a JSON value (a modpack's metadata) are the user's own.
+  const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
   if (options.databaseUrl) {
     // One slow query never takes the others down: each statement is cancelled after the timeout
     // and a wait for a pooled connection is bounded (both answer 503, see http/errors.ts). JIT

@@ -19,12 +19,14 @@ const unavailableCodes = new Set([
   "ETIMEDOUT",
 ]);
 
+const unavailableMessages =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
+
 /**
  * True when an error (or its cause chain) says the database cannot answer now: the connection was
  * lost or refused, a statement ran past the statement timeout, no pooled connection came free
- * within the pool timeout, the database rolled the transaction back for a conflict (a deadlock), or
- * refused a prepared statement a migration made stale: the same request sent again can succeed (503
- * with `Retry-After`).
+ * within the pool timeout, or the database rolled the transaction back for a conflict (a deadlock):
+ * the same request sent again can succeed (503 with `Retry-After`).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
@@ -32,14 +34,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string" && unavailableCodes.has(code)) return true;
     const message = (current as { message?: unknown }).message;
-    if (
-      typeof message === "string" &&
-      /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|cached plan must not change result type/i.test(
-        message,
-      )
-    ) {
-      return true;
-    }
+    if (typeof message === "string" && unavailableMessages.test(message)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

@@ -11,15 +11,8 @@ export function redactUrl(url: string | undefined): string | undefined {
   if (mark < 0) return url;
   const path = url.slice(0, mark);
   if (!secretQueryPrefixes.some((prefix) => path.startsWith(prefix))) return url;
-  const query = url
-    .slice(mark + 1)
-    .split("&")
-    .map((pair) => {
-      const equals = pair.indexOf("=");
-      return equals < 0 ? pair : `${pair.slice(0, equals)}=[redacted]`;
-    })
-    .join("&");
-  return `${path}?${query}`;
+  // Each value runs from its pair's first `=` to the next `&`.
+  return `${path}?${url.slice(mark + 1).replace(/=[^&]*/g, "=[redacted]")}`;
 }
 
 interface LoggedRequest {

@@ -147,14 +147,7 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
         ...definition.errors,
       }
     : { ...definition.errors };
-  const responses: ZodOpenApiResponsesObject = {};
-  for (const [status, response] of Object.entries(definition.responses)) {
-    responses[status as `2${string}`] = {
-      description: response.description,
-      ...(response.headers ? { headers: response.headers } : {}),
-      ...(response.content ? { content: response.content } : {}),
-    };
-  }
+  const responses: ZodOpenApiResponsesObject = { ...definition.responses };
   for (const [status, description] of Object.entries(descriptions)) {
     const schema = errorSchema(Number(status), needsPermission, definition.errors?.[Number(status)] !== undefined);
     responses[status as `4${string}`] = { description, content: { "application/json": { schema } } };
@@ -223,12 +216,20 @@ export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ":$1");
 }
 
-/** Registers routes (and whatever else their scope needs first, such as a body parser) as one plugin. */
-export function routesPlugin(
+/**
+ * Routes served as one plugin (after whatever else their scope needs first, such as a body parser)
+ * with the OpenAPI `paths` of those `documented` (all of them unless it says).
+ */
+export function routeModule(
   routes: Route[],
   setup?: (app: FastifyInstance) => void | Promise<void>,
-): FastifyPluginAsync<RouteModuleOptions> {
-  return async (app, { authenticate, limit }) => {
+  documented = routes,
+): RouteModule {
+  const paths: OpenApiPaths = {};
+  for (const route of documented) {
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: route.operation };
+  }
+  const plugin: FastifyPluginAsync<RouteModuleOptions> = async (app, { authenticate, limit }) => {
     await setup?.(app);
     for (const route of routes) {
       if (!authenticate && route.permission !== "public") {
@@ -244,20 +245,7 @@ export function routesPlugin(
       });
     }
   };
-}
-
-/** The OpenAPI `paths` entries of routes. */
-export function routePaths(routes: Route[]): OpenApiPaths {
-  const paths: OpenApiPaths = {};
-  for (const route of routes) {
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: route.operation };
-  }
-  return paths;
-}
-
-/** Routes served and documented together. */
-export function routeModule(routes: Route[], setup?: (app: FastifyInstance) => void | Promise<void>): RouteModule {
-  return { plugin: routesPlugin(routes, setup), paths: routePaths(routes) };
+  return { plugin, paths };
 }
 
 /** A query parameter read as its first value when it is repeated (`?code=a&code=b` reads `a`). */

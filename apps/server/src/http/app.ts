@@ -5,7 +5,7 @@ import type { Config } from "../config.js";
 import type { Authenticate, OpenApiPaths, RouteModule } from "../edge/routes.js";
 import type { ReadValidators } from "./caching.js";
 import { docsRoutes } from "./docs.js";
-import { echoRequestId, harden, serverOptions } from "./hardening.js";
+import { harden, serverOptions } from "./hardening.js";
 import { trackInFlight } from "./in-flight.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { mountRest } from "./rest.js";
@@ -18,7 +18,7 @@ export interface AppDependencies {
   /** The validators that answer `If-None-Match` on the versioned reads before they run. */
   readValidators: ReadValidators;
   routes?: RouteModule[];
-  logger?: FastifyBaseLogger;
+  logger: FastifyBaseLogger;
   /** Called when closing starts, before in-flight requests are waited for (to end long-lived streams). */
   onPreClose?: () => Promise<void>;
   /** Called once the app has stopped accepting requests and finished the ones in flight. */
@@ -32,8 +32,7 @@ export interface AppDependencies {
  */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, authenticate } = deps;
-  const app = Fastify(serverOptions(config, deps.logger));
-  echoRequestId(app);
+  const app = Fastify(serverOptions(deps.logger));
   const drain = trackInFlight(app);
   const rateLimits = await harden(app, config, authenticate);
   const procedures = { ...deps, rateLimits };
@@ -41,10 +40,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   const paths: OpenApiPaths = {};
   let document: OpenAPIObject | undefined;
-  const openApiDocument = () => {
-    document ??= buildOpenApiDocument({ publicUrl: config.publicUrl, extraPaths: paths });
-    return document;
-  };
+  const openApiDocument = () => (document ??= buildOpenApiDocument({ publicUrl: config.publicUrl, extraPaths: paths }));
   const modules = [...(deps.routes ?? []), docsRoutes(config, openApiDocument)];
   for (const module of modules) {
     await app.register(module.plugin, { authenticate, limit: rateLimits.route });
@@ -52,14 +48,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   }
   await mountRest(app, procedures);
 
-  if (deps.onPreClose) {
-    const onPreClose = deps.onPreClose;
-    app.addHook("preClose", async () => onPreClose());
-  }
-  const onClose = deps.onClose;
+  app.addHook("preClose", async () => deps.onPreClose?.());
   app.addHook("onClose", async () => {
     await drain();
-    await onClose?.();
+    await deps.onClose?.();
   });
   return app;
 }

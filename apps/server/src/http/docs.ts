@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Config } from "../config.js";
-import { defineRoute, type RouteModule, routePaths, routesPlugin } from "../edge/routes.js";
+import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 
 const DOCS_PREFIX = "/docs";
 
@@ -73,8 +73,9 @@ export function docsRoutes(config: Config, document: () => unknown): RouteModule
     handler: async ({ reply }) => reply.callNotFound(),
   });
 
-  return {
-    plugin: routesPlugin([index, openApi], async (app) => {
+  return routeModule(
+    [index, openApi],
+    async (app) => {
       // Production neither serves the reference nor loads its front-end, a large module.
       if (config.isProduction) return;
       await app.register(import("@scalar/fastify-api-reference"), {
@@ -94,7 +95,7 @@ export function docsRoutes(config: Config, document: () => unknown): RouteModule
           telemetry: false,
         },
       });
-    }),
-    paths: routePaths([index, openApi, reference]),
-  };
+    },
+    [index, openApi, reference],
+  );
 }

@@ -4,9 +4,8 @@ import fastifyCors from "@fastify/cors";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { describeError, httpError, sendError } from "../edge/errors.js";
-import { redactedLogPaths, serializeRequest } from "../edge/log-redaction.js";
 import { type Authenticate, SESSION_COOKIE } from "../edge/routes.js";
-import { bodyContainsNul, containsNul, type JsonBodyError, parseJsonBody } from "./json-body.js";
+import { bodyContainsNul, containsNul, parseJsonBody } from "./json-body.js";
 import { type RateLimits, registerRateLimits } from "./rate-limit.js";
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -14,18 +13,10 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Methods that carry a body (and change something). */
 export const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** The Fastify server's options: logging, the body limit, request ids, closing and the router. */
-export function serverOptions(config: Config, logger?: FastifyBaseLogger): FastifyServerOptions {
+/** The Fastify server's options: the logger, the body limit, request ids, closing and the router. */
+export function serverOptions(logger: FastifyBaseLogger): FastifyServerOptions {
   return {
-    ...(logger
-      ? { loggerInstance: logger }
-      : {
-          logger: {
-            level: config.logLevel,
-            redact: { paths: redactedLogPaths, remove: true },
-            serializers: { req: serializeRequest },
-          },
-        }),
+    loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];
@@ -43,21 +34,19 @@ export function serverOptions(config: Config, logger?: FastifyBaseLogger): Fasti
   };
 }
 
-/** The request id echoed on every reply. */
-export function echoRequestId(app: FastifyInstance): void {
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    done();
-  });
-}
-
 /**
- * What every request goes through before a route: cross-site writes with the session cookie
+ * What every request goes through before a route: its id echoed, cross-site writes with the session cookie
  * refused, NUL refused anywhere in the input, JSON-only bodies, cookies, rate limits, CORS, and the
  * error and not-found handlers answering through `sendError`.
  */
 export async function harden(app: FastifyInstance, config: Config, authenticate: Authenticate): Promise<RateLimits> {
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
+
+  // The request id is echoed on every reply, refusals included.
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.header("x-request-id", request.id);
+    done();
+  });
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
   app.addHook("onRequest", (request, reply, done) => {
@@ -86,13 +75,12 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
-    if (text.trim() === "") return done(null, undefined);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body: string, done) => {
+    if (body.trim() === "") return done(null, undefined);
     try {
-      done(null, parseJsonBody(text));
+      done(null, parseJsonBody(body));
     } catch (error) {
-      done(error as JsonBodyError, undefined);
+      done(error as Error, undefined);
     }
   });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 
 declare module "fastify" {
@@ -36,18 +37,12 @@ export function trackInFlight(app: FastifyInstance): () => Promise<void> {
   });
   return async () => {
     if (inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => {
-        drained = resolve;
-      }),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          app.log.warn({ pending: inFlight.size }, "closing with handlers still running");
-          resolve();
-        }, DRAIN_TIMEOUT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    const settled = new Promise<false>((resolve) => {
+      drained = () => resolve(false);
+    });
+    // An unreferenced timer: it does not keep the process alive once everything else has closed.
+    if (await Promise.race([settled, sleep(DRAIN_TIMEOUT_MS, true, { ref: false })])) {
+      app.log.warn({ pending: inFlight.size }, "closing with handlers still running");
+    }
   };
 }

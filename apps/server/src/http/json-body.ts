@@ -1,9 +1,7 @@
-/** How deep a request's JSON may nest; deeper bodies are refused before any code walks them. */
-export const MAX_JSON_DEPTH = 64;
+import { httpError } from "../edge/errors.js";
 
-export class JsonBodyError extends Error {
-  readonly statusCode = 400;
-}
+/** How deep a request's JSON may nest; deeper bodies are refused before any code walks them. */
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Parses a JSON request body, refusing with a 400 error one that is malformed or nests deeper than
@@ -15,7 +13,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new JsonBodyError("Malformed JSON in request body");
+    throw httpError(400, "Malformed JSON in request body");
   }
 }
 
@@ -32,7 +30,7 @@ function assertJsonDepth(text: string): void {
     } else if (char === 0x5b || char === 0x7b) {
       depth++;
       if (depth > MAX_JSON_DEPTH) {
-        throw new JsonBodyError(`JSON in request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+        throw httpError(400, `JSON in request body nests deeper than ${MAX_JSON_DEPTH} levels`);
       }
     } else if (char === 0x5d || char === 0x7d) {
       depth--;

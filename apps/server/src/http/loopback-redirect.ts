@@ -21,16 +21,9 @@ export function loopbackRedirect(publicUrl: string): RouteModule {
     app.addHook("onRequest", async (request, reply) => {
       if (request.method !== "GET" && request.method !== "HEAD") return;
       if (!browserPaths.test(request.url)) return;
-      const host = request.headers.host;
-      if (!host) return;
-      let requested: URL;
-      try {
-        requested = new URL(`http://${host}`);
-      } catch {
-        return;
-      }
+      const requested = URL.parse(`http://${request.headers.host}`);
       // The same server under another loopback name: same port, another host.
-      if (!loopbackNames.test(requested.hostname) || requested.hostname === target.hostname) return;
+      if (!requested || !loopbackNames.test(requested.hostname) || requested.hostname === target.hostname) return;
       if (portOf(requested) !== portOf(target)) return;
       return reply.redirect(`${target.origin}${target.pathname.replace(/\/$/, "")}${request.url}`, 302);
     });

@@ -26,25 +26,6 @@ const errorDescriptions: Record<number, string> = {
   503: "The service cannot answer now: the database is unreachable, busy past the pool wait (`DATABASE_POOL_TIMEOUT_MS`) or ran a statement past its timeout (`DATABASE_STATEMENT_TIMEOUT_MS`), or (for costly work such as the modpack check) too many calls are already queued. Retry after the `Retry-After` seconds.",
 };
 
-function errorSchemaRef(status: number, permission: boolean): object {
-  if (status === 401) return { $ref: "#/components/schemas/Unauthorized" };
-  if (status === 403 && permission) {
-    return {
-      oneOf: [{ $ref: "#/components/schemas/NoPermission" }, { $ref: "#/components/schemas/Error" }],
-    };
-  }
-  return { $ref: "#/components/schemas/Error" };
-}
-
-/** Each REST procedure's meta, keyed by `METHOD path` as it appears in the document. */
-function proceduresByRoute(): Map<string, Meta> {
-  const routes = new Map<string, Meta>();
-  for (const { meta } of operations()) {
-    if (meta.openapi) routes.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
-  }
-  return routes;
-}
-
 /** The operation groups, in the order a user meets them, with what each is for. */
 const tagOrder: Array<[name: string, description: string]> = [
   [
@@ -138,36 +119,24 @@ function exampleOf(
   return undefined;
 }
 
-interface MediaObject {
+interface Media {
   schema?: JsonSchema;
   example?: unknown;
 }
-interface ParameterObject {
-  in: string;
-  example?: unknown;
-  schema?: JsonSchema;
-}
 
-interface ResponseObject {
-  description: string;
-  headers?: Record<string, { description: string; schema: object }>;
-  content?: Record<string, MediaObject>;
-}
-
-const retryAfterHeader = {
-  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },
-};
-interface OperationObject {
-  responses: Record<string, ResponseObject>;
-  parameters?: ParameterObject[];
-  requestBody?: { content?: Record<string, MediaObject> };
+interface Operation {
+  parameters?: Array<{ in: string; schema?: JsonSchema; example?: unknown }>;
+  requestBody?: { content?: Record<string, Media> };
+  responses: Record<string, { description: string; headers?: object; content?: Record<string, Media> }>;
+  security?: object[];
   [extension: `x-${string}`]: unknown;
 }
 
 /**
  * The OpenAPI 3.1 document of every route: the contract's procedures (through trpc-to-openapi)
  * and the plain Fastify routes (`extraPaths`). Each operation gets its real success status, its
- * error responses with the service's error bodies, and the role permission it needs as `x-permission`.
+ * error responses with the service's error bodies, the role permission it needs as `x-permission`,
+ * and examples.
  */
 export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: OpenApiPaths }): OpenAPIObject {
   const document = generateOpenApiDocument(appRouter, {
@@ -175,6 +144,7 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
     version: "1.0.0",
     description:
       'Curate Project Zomboid modpacks with friends, import Steam Workshop collections, tune load order and download a ready `servertest.ini`.\n\nSign in at `/auth/idp` in a browser (a session cookie), or send `Authorization: Bearer <token>` with a token from `POST /auth/tokens`.\n\n**Types are strict.** A JSON body\'s values keep their JSON type: a string where a boolean or a number goes (`"isPublic": "false"`) is a 400 naming the field, never read as `true`. Query parameters are read exactly: integers as plain decimal digits (`page=2`, not `2.0`, `+2` or `1e1`), booleans as `true` or `false`; an empty parameter (`page=`) is the same as none.',
+    license: { name: "MIT", identifier: "MIT" },
     baseUrl: options.publicUrl,
     securitySchemes: {
       cookieAuth: { type: "apiKey", in: "cookie", name: "svcauth.session_token" },
@@ -187,100 +157,88 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
       NoPermission: noPermissionBodySchema,
     },
   });
+  document.security = [{ cookieAuth: [] }, { bearerAuth: [] }];
+  document.tags = tagOrder.map(([name, description]) => ({ name, description }));
 
   // trpc-to-openapi registers default error schemas that the responses below replace.
-  const schemas = document.components?.schemas ?? {};
+  const schemas = (document.components?.schemas ?? {}) as Record<string, JsonSchema>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
-  document.security = [{ cookieAuth: [] }, { bearerAuth: [] }];
-  document.info.license = { name: "MIT", identifier: "MIT" };
 
-  const routes = proceduresByRoute();
-  const tags = new Set<string>();
+  const procedures = new Map<string, Meta>();
+  for (const { meta } of operations()) {
+    if (meta.openapi) procedures.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
+  }
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const [method, value] of Object.entries(item as Record<string, unknown>)) {
-      const operation = value as OperationObject & { tags?: string[]; security?: unknown[] };
-      if (typeof operation !== "object" || !operation.responses) continue;
-      for (const tag of operation.tags ?? []) tags.add(tag);
-      const meta = routes.get(`${method} ${path}`);
-      if (!meta?.openapi) continue;
-      if (meta.openapi.protect === false) {
-        // Public: no credentials needed, though a signed-in caller may see more (e.g. its own private modpack).
-        operation.security = [{}, { cookieAuth: [] }, { bearerAuth: [] }];
-      }
-      const success = meta.successStatus ?? 200;
-      const ok = operation.responses["200"];
-      if (ok && success !== 200) {
-        delete operation.responses["200"];
-        operation.responses[String(success)] =
-          success === 204 ? { description: ok.description } : { ...ok, description: ok.description };
-        if (meta.alreadyThere && ok.content) {
-          operation.responses["200"] = { description: meta.alreadyThere, content: structuredClone(ok.content) };
-        }
-      }
-      const statuses = new Set<number>(meta.errors ?? []);
-      if (meta.openapi.protect !== false) statuses.add(401);
-      if (meta.permission) {
-        statuses.add(403);
-        operation["x-permission"] = meta.permission;
-      }
-      if (operation.parameters?.length || operation.requestBody) statuses.add(400);
-      statuses.add(500);
-      for (const key of Object.keys(operation.responses)) {
-        if (Number(key) >= 400) delete operation.responses[key];
-      }
-      for (const status of [...statuses].sort((a, b) => a - b)) {
-        operation.responses[String(status)] = {
-          description: errorDescriptions[status] ?? "Error",
-          ...(status === 429 ? { headers: retryAfterHeader } : {}),
-          content: { "application/json": { schema: errorSchemaRef(status, Boolean(meta.permission)) } },
-        };
-      }
+    for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
+      const meta = procedures.get(`${method} ${path}`);
+      if (meta) describeProcedure(operation, meta);
+      addExamples(operation, schemas);
     }
   }
-  addExamples(document);
-  const known = new Map(tagOrder);
-  document.tags = [
-    ...tagOrder.filter(([name]) => tags.has(name)).map(([name, description]) => ({ name, description })),
-    ...[...tags].filter((name) => !known.has(name)).map((name) => ({ name, description: name })),
-  ];
   return document;
 }
 
-/**
- * Gives every path parameter, request body and JSON response an example built from the schemas'
- * own `example`s, so the interactive reference prefills requests that work and shows real answers.
- */
-function addExamples(document: OpenAPIObject): void {
-  const components = (document.components?.schemas ?? {}) as Record<string, JsonSchema>;
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const value of Object.values(item as Record<string, unknown>)) {
-      const operation = value as OperationObject;
-      if (typeof operation !== "object" || !operation.responses) continue;
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.in !== "path" || parameter.example !== undefined) continue;
-        const example = exampleOf(parameter.schema, components, "response");
-        if (example !== undefined) parameter.example = example;
-      }
-      for (const media of Object.values(operation.requestBody?.content ?? {})) {
-        if (media.example !== undefined) continue;
-        const example = exampleOf(media.schema, components, "request");
-        if (example !== undefined) media.example = example;
-      }
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (Number(status) >= 400) continue;
-        const media = response.content?.["application/json"];
-        if (!media || media.example !== undefined) continue;
-        const example = exampleOf(media.schema, components, "response");
-        if (example !== undefined)
-          media.example = status === "200" && operation.responses["201"] ? alreadyThereExample(example) : example;
-      }
+/** A procedure's public access, its real success status and its error responses with the service's bodies. */
+function describeProcedure(operation: Operation, meta: Meta): void {
+  const { responses } = operation;
+  const isPublic = meta.openapi?.protect === false;
+  // Public: no credentials needed, though a signed-in caller may see more (e.g. its own private modpack).
+  if (isPublic) operation.security = [{}, { cookieAuth: [] }, { bearerAuth: [] }];
+  const success = meta.successStatus ?? 200;
+  const ok = responses["200"];
+  if (ok && success !== 200) {
+    delete responses["200"];
+    responses[success] = success === 204 ? { description: ok.description } : ok;
+    if (meta.alreadyThere && ok.content) {
+      responses["200"] = { description: meta.alreadyThere, content: structuredClone(ok.content) };
     }
+  }
+  const statuses = new Set<number>(meta.errors ?? []);
+  if (!isPublic) statuses.add(401);
+  if (meta.permission) {
+    statuses.add(403);
+    operation["x-permission"] = meta.permission;
+  }
+  if (operation.parameters?.length || operation.requestBody) statuses.add(400);
+  statuses.add(500);
+  for (const key of Object.keys(responses)) if (Number(key) >= 400) delete responses[key];
+  // Integer keys enumerate in ascending order, so the statuses need no sorting.
+  for (const status of statuses) {
+    const schema =
+      status === 401
+        ? { $ref: "#/components/schemas/Unauthorized" }
+        : status === 403 && meta.permission
+          ? { oneOf: [{ $ref: "#/components/schemas/NoPermission" }, { $ref: "#/components/schemas/Error" }] }
+          : { $ref: "#/components/schemas/Error" };
+    responses[status] = {
+      description: errorDescriptions[status] ?? "Error",
+      ...(status === 429 ? { headers: retryAfterHeader } : {}),
+      content: { "application/json": { schema } },
+    };
   }
 }
 
-/** A create's 200 example: the thing was already there. */
-function alreadyThereExample(example: unknown): unknown {
-  return typeof example === "object" && example !== null && "created" in example
-    ? { ...example, created: false }
-    : example;
+const retryAfterHeader = {
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },
+};
+
+/**
+ * Gives the path parameters, request body and JSON success responses an example built from the
+ * schemas' own `example`s, so the interactive reference prefills requests that work and shows real answers.
+ */
+function addExamples(operation: Operation, components: Record<string, JsonSchema>): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === "path") parameter.example ??= exampleOf(parameter.schema, components, "response");
+  }
+  for (const media of Object.values(operation.requestBody?.content ?? {})) {
+    media.example ??= exampleOf(media.schema, components, "request");
+  }
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const media = response.content?.["application/json"];
+    if (Number(status) >= 400 || !media || media.example !== undefined) continue;
+    const example = exampleOf(media.schema, components, "response");
+    // A create's 200 answers a thing that was already there.
+    const existed = status === "200" && operation.responses["201"] && typeof example === "object" && example;
+    media.example = existed && "created" in existed ? { ...existed, created: false } : example;
+  }
 }

@@ -3,7 +3,7 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database, UserRow } from "../db/schema.js";
 import { loadModpack } from "./modpacks.js";
-import { createNotifications } from "./notifications.js";
+import { notify } from "./notifications.js";
 import { likePattern, listPage } from "./paging.js";
 import type { JobQueue, RevocationPublisher } from "./ports.js";
 import { toUser } from "./users.js";
@@ -85,17 +85,15 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
           .returning(["ownerId", "name"])
           .executeTakeFirst();
         if (!row) throw notFound("Modpack not found");
-        await createNotifications(trx, [
-          {
-            userId: row.ownerId,
-            title: input.isVerified ? "Modpack verified" : "Modpack verification removed",
-            content: input.isVerified
-              ? `"${row.name}" now carries the verified badge.`
-              : `"${row.name}" no longer carries the verified badge.`,
-            type: input.isVerified ? "success" : "warning",
-            metadata: { modpackId: input.id, isVerified: input.isVerified },
-          },
-        ]);
+        await notify(trx, {
+          userId: row.ownerId,
+          title: input.isVerified ? "Modpack verified" : "Modpack verification removed",
+          content: input.isVerified
+            ? `"${row.name}" now carries the verified badge.`
+            : `"${row.name}" no longer carries the verified badge.`,
+          type: input.isVerified ? "success" : "warning",
+          metadata: { modpackId: input.id, isVerified: input.isVerified },
+        });
       });
       return loadModpack(db, input.id);
     },
@@ -119,11 +117,11 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
 
   /** Exact counts of every table: they read whole tables, so stats() serves them for STATS_TTL_MS. */
   async function countTables() {
+    const count = sql<number>`count(*)`.as("count");
+    const byStatus = async (table: "imports" | "exports") =>
+      countByStatus(await db.selectFrom(table).select(["status", count]).groupBy("status").execute());
     const [users, modpacks, mods, imports, exports] = await Promise.all([
-      db
-        .selectFrom("users")
-        .select((eb) => eb.fn.countAll<number>().as("count"))
-        .executeTakeFirstOrThrow(),
+      db.selectFrom("users").select(count).executeTakeFirstOrThrow(),
       db
         .selectFrom("modpacks")
         .select([
@@ -132,20 +130,9 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
           sql<number>`count(*) filter (where not is_active)`.as("archived"),
         ])
         .executeTakeFirstOrThrow(),
-      db
-        .selectFrom("mods")
-        .select((eb) => eb.fn.countAll<number>().as("count"))
-        .executeTakeFirstOrThrow(),
-      db
-        .selectFrom("imports")
-        .select(["status", sql<number>`count(*)`.as("count")])
-        .groupBy("status")
-        .execute(),
-      db
-        .selectFrom("exports")
-        .select(["status", sql<number>`count(*)`.as("count")])
-        .groupBy("status")
-        .execute(),
+      db.selectFrom("mods").select(count).executeTakeFirstOrThrow(),
+      byStatus("imports"),
+      byStatus("exports"),
     ]);
     return {
       users: Number(users.count),
@@ -155,8 +142,8 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
         archived: Number(modpacks.archived),
       },
       mods: Number(mods.count),
-      imports: countByStatus(imports),
-      exports: countByStatus(exports),
+      imports,
+      exports,
     };
   }
 }

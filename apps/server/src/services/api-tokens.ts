@@ -35,18 +35,17 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
           .where("userId", "=", caller.userId)
           .where("expiresAt", ">", new Date(now()))
           .executeTakeFirstOrThrow();
-        if (Number(live.count) >= maxPerUser) return null;
+        if (Number(live.count) >= maxPerUser) {
+          throw conflict(
+            `You already hold ${maxPerUser} API tokens, the most allowed; revoke one before creating another`,
+          );
+        }
         return trx
           .insertInto("apiTokens")
           .values({ userId: caller.userId, name: input.name, tokenHash, expiresAt })
           .returning(["id", "createdAt"])
           .executeTakeFirstOrThrow();
       });
-      if (!row) {
-        throw conflict(
-          `You already hold ${maxPerUser} API tokens, the most allowed; revoke one before creating another`,
-        );
-      }
       return {
         id: row.id,
         name: input.name,

@@ -11,13 +11,13 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ExportRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
-import { createNotifications } from "./notifications.js";
+import { notify } from "./notifications.js";
 import {
   applyConfiguration,
-  buildModIdsOf,
   type EffectiveConfiguration,
   type PackMod,
   type SavedConfiguration,
+  toPackMod,
   writtenIdsOf,
 } from "./pack-mods.js";
 import type { JobQueue } from "./ports.js";
@@ -58,24 +58,16 @@ const packModColumns = [
   "mods.isActive as available",
 ] as const;
 
-/** The modpack's active mods in the order they were added (re-adding a removed mod moves it last). */
-function activeModsQuery(db: Db, modpackId: string) {
+/** The active mods of modpacks, each in the order they were added (re-adding a removed mod moves it last). */
+function activeModsQuery(db: Db, modpackIds: string[]) {
   return db
     .selectFrom("modpackMods as link")
     .innerJoin("mods", "mods.id", "link.modId")
-    .select(packModColumns)
-    .where("link.modpackId", "=", modpackId)
+    .select(["link.modpackId", ...packModColumns])
+    .where("link.modpackId", "in", modpackIds)
     .where("link.isActive", "=", true)
     .orderBy("link.addedAt")
     .orderBy("link.id");
-}
-
-/** A pack mod from its row: the per-build id columns become `buildModIds`. */
-function toPackMod<T extends { platformModIds: string[]; modIdsB41: string[] | null; modIdsB42: string[] | null }>(
-  row: T,
-): Omit<T, "modIdsB41" | "modIdsB42"> & { buildModIds: Record<GameVersion, string[]> } {
-  const { modIdsB41, modIdsB42, ...mod } = row;
-  return { ...mod, buildModIds: buildModIdsOf({ platformModIds: row.platformModIds, modIdsB41, modIdsB42 }) };
 }
 
 /**
@@ -105,18 +97,8 @@ export function renderInputFor(
 
 /** The modpack's effective export configuration and its mods in load order, in two queries. */
 export async function loadEffectiveConfiguration(db: Db, modpackId: string): Promise<EffectiveConfiguration> {
-  const [active, saved] = await Promise.all([
-    activeModsQuery(db, modpackId).execute(),
-    db
-      .selectFrom("exportConfigurations")
-      .select(["modsOrder", "modConfig"])
-      .where("modpackId", "=", modpackId)
-      .executeTakeFirst(),
-  ]);
-  return applyConfiguration(
-    active.map(toPackMod),
-    saved ? { modsOrder: saved.modsOrder, modConfig: saved.modConfig ?? {} } : undefined,
-  );
+  const { active, saved } = (await loadModpackMods(db, [modpackId])).get(modpackId)!;
+  return applyConfiguration(active, saved);
 }
 
 /** The active mods (in the order they were added) and saved configuration of several modpacks, in two queries. */
@@ -127,15 +109,7 @@ export async function loadModpackMods(
   const loaded = new Map<string, { active: PackMod[]; saved: SavedConfiguration }>();
   if (modpackIds.length === 0) return loaded;
   const [rows, saved] = await Promise.all([
-    db
-      .selectFrom("modpackMods as link")
-      .innerJoin("mods", "mods.id", "link.modId")
-      .select(["link.modpackId", ...packModColumns])
-      .where("link.modpackId", "in", modpackIds)
-      .where("link.isActive", "=", true)
-      .orderBy("link.addedAt")
-      .orderBy("link.id")
-      .execute(),
+    activeModsQuery(db, modpackIds).execute(),
     db
       .selectFrom("exportConfigurations")
       .select(["modpackId", "modsOrder", "modConfig"])
@@ -245,7 +219,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
     },
 
     async saveConfiguration(caller, modpack, input) {
-      const active = (await activeModsQuery(db, modpack.id).execute()).map(toPackMod);
+      const active = (await activeModsQuery(db, [modpack.id]).execute()).map(toPackMod);
       const byId = new Map(active.map((mod) => [mod.id, mod]));
       for (const id of [...input.modsOrder, ...Object.keys(input.modConfig)]) {
         if (!byId.has(id)) throw unprocessable(`Mod ${id} is not an active mod of this modpack`);
@@ -319,15 +293,13 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
             .values({ modpackId: modpack.id, requestedBy: caller.userId, version })
             .returning("id")
             .executeTakeFirstOrThrow();
-          await createNotifications(trx, [
-            {
-              userId: caller.userId,
-              title: "Server file generation started",
-              content: `The ${version} server file of "${modpack.name}" is being generated.`,
-              type: "info",
-              metadata: { modpackId: modpack.id, exportId: row.id, version },
-            },
-          ]);
+          await notify(trx, {
+            userId: caller.userId,
+            title: "Server file generation started",
+            content: `The ${version} server file of "${modpack.name}" is being generated.`,
+            type: "info",
+            metadata: { modpackId: modpack.id, exportId: row.id, version },
+          });
           await lockUserQueue(trx, EXPORT_QUEUE, caller.userId);
           const before = await waitingOf(trx, row.id);
           const existing = decide(before);

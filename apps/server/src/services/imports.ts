@@ -8,7 +8,7 @@ import {
 } from "@modpack/contract";
 import type { Db } from "../db/database.js";
 import type { ImportRow } from "../db/schema.js";
-import { createNotifications } from "./notifications.js";
+import { notify } from "./notifications.js";
 import type { JobQueue } from "./ports.js";
 import { IMPORT_QUEUE } from "./ports.js";
 import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
@@ -37,10 +37,6 @@ export function toImportStatus(row: ImportRow): ImportStatus {
     finishedAt: row.finishedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
 }
 
 export function importsService(deps: ImportsDependencies): Services["imports"] {
@@ -83,20 +79,20 @@ export function importsService(deps: ImportsDependencies): Services["imports"] {
             { importId: row.id },
             { db: trx, priority: fairPriority(Number(waiting)), group: { id: caller.userId } },
           );
-          await createNotifications(trx, [
-            {
-              userId: caller.userId,
-              title: "Import started",
-              content: `Importing the workshop collection ${collectionId} into "${modpack.name}".`,
-              type: "info",
-              metadata: { modpackId: modpack.id, importId: row.id, collectionId },
-            },
-          ]);
+          await notify(trx, {
+            userId: caller.userId,
+            title: "Import started",
+            content: `Importing the workshop collection ${collectionId} into "${modpack.name}".`,
+            type: "info",
+            metadata: { modpackId: modpack.id, importId: row.id, collectionId },
+          });
           return row.id;
         });
         return { message: "Import started", status: "pending", importId };
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict("An import is already running for this modpack");
+        // A unique violation: the modpack's one pending or running import is there already.
+        if ((error as { code?: unknown } | null)?.code === "23505")
+          throw conflict("An import is already running for this modpack");
         throw error;
       }
     },

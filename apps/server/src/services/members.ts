@@ -2,11 +2,7 @@ import { conflict, type Invitation, type Member, notFound, type Services, unproc
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { loadMembers } from "./modpacks.js";
-import { createNotifications } from "./notifications.js";
-
-function describe(permission: string[]): string {
-  return permission.join(", ");
-}
+import { type NewNotification, notify } from "./notifications.js";
 
 async function loadMember(db: Db, modpackId: string, userId: string): Promise<Member> {
   const members = await loadMembers(db, modpackId);
@@ -38,26 +34,44 @@ async function addMembership(
     .returning("userId")
     .executeTakeFirst();
   if (!added) return false;
-  await createNotifications(trx, [
-    {
-      userId,
-      title: "Added to a modpack",
-      content: `You were added to "${modpack.name}" with: ${describe(permission)}.`,
-      type: "info",
-      metadata: { modpackId: modpack.id, permission },
-    },
-  ]);
+  await notify(trx, {
+    userId,
+    title: "Added to a modpack",
+    content: `You were added to "${modpack.name}" with: ${permission.join(", ")}.`,
+    type: "info",
+    metadata: { modpackId: modpack.id, permission },
+  });
   return true;
 }
 
+/**
+ * Changes an active membership (`set`) and tells the member (the rest), in one transaction; 404
+ * when the user is not an active member.
+ */
+async function changeMember(
+  db: Db,
+  modpackId: string,
+  userId: string,
+  { set, ...notification }: Omit<NewNotification, "userId"> & { set: { permission: string[] } | { isActive: false } },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const changed = await trx
+      .updateTable("modpackMembers")
+      .set({ ...set, updatedAt: sql<Date>`now()` })
+      .where("modpackId", "=", modpackId)
+      .where("userId", "=", userId)
+      .where("isActive", "=", true)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) === 0) throw notFound("Member not found");
+    await notify(trx, { userId, ...notification });
+  });
+}
+
+const invitationColumns = ["email", "permission", "createdAt", "expiresAt"] as const;
+
+/** An invitation row, read with `invitationColumns`, as the contract answers it. */
 function invitationOf(row: { email: string; permission: string[]; createdAt: Date; expiresAt: Date }): Invitation {
-  return {
-    email: row.email,
-    permission: row.permission,
-    status: "invited",
-    createdAt: row.createdAt.toISOString(),
-    expiresAt: row.expiresAt.toISOString(),
-  };
+  return { ...row, status: "invited", createdAt: row.createdAt.toISOString(), expiresAt: row.expiresAt.toISOString() };
 }
 
 /**
@@ -75,14 +89,11 @@ export async function acceptInvitations(db: Db, userId: string, email: string): 
     const now = Date.now();
     const live = invitations.filter((invitation) => invitation.expiresAt.getTime() > now);
     if (live.length === 0) return 0;
+    const modpackIds = live.map((invitation) => invitation.modpackId);
     const modpacks = await trx
       .selectFrom("modpacks")
       .select(["id", "name", "ownerId"])
-      .where(
-        "id",
-        "in",
-        live.map((invitation) => invitation.modpackId),
-      )
+      .where("id", "in", modpackIds)
       .where("isActive", "=", true)
       .execute();
     let accepted = 0;
@@ -123,7 +134,7 @@ export function membersService(db: Db, options: { invitationExpiryDays: number }
               expiresAt: expiry,
             }),
           )
-          .returning(["email", "permission", "createdAt", "expiresAt"])
+          .returning(invitationColumns)
           .executeTakeFirstOrThrow();
         return invitationOf(row);
       }
@@ -143,48 +154,24 @@ export function membersService(db: Db, options: { invitationExpiryDays: number }
       return loadMember(db, modpack.id, user.id);
     },
 
-    async update(modpack, input) {
-      await db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable("modpackMembers")
-          .set({ permission: input.permission, updatedAt: sql<Date>`now()` })
-          .where("modpackId", "=", modpack.id)
-          .where("userId", "=", input.userId)
-          .where("isActive", "=", true)
-          .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) throw notFound("Member not found");
-        await createNotifications(trx, [
-          {
-            userId: input.userId,
-            title: "Your permissions changed",
-            content: `Your permissions on "${modpack.name}" are now: ${describe(input.permission)}.`,
-            type: "info",
-            metadata: { modpackId: modpack.id, permission: input.permission },
-          },
-        ]);
+    async update(modpack, { userId, permission }) {
+      await changeMember(db, modpack.id, userId, {
+        set: { permission },
+        title: "Your permissions changed",
+        content: `Your permissions on "${modpack.name}" are now: ${permission.join(", ")}.`,
+        type: "info",
+        metadata: { modpackId: modpack.id, permission },
       });
-      return loadMember(db, modpack.id, input.userId);
+      return loadMember(db, modpack.id, userId);
     },
 
     async remove(modpack, { userId }) {
-      await db.transaction().execute(async (trx) => {
-        const removed = await trx
-          .updateTable("modpackMembers")
-          .set({ isActive: false, updatedAt: sql<Date>`now()` })
-          .where("modpackId", "=", modpack.id)
-          .where("userId", "=", userId)
-          .where("isActive", "=", true)
-          .executeTakeFirst();
-        if (Number(removed.numUpdatedRows) === 0) throw notFound("Member not found");
-        await createNotifications(trx, [
-          {
-            userId,
-            title: "Removed from a modpack",
-            content: `You no longer have access to "${modpack.name}".`,
-            type: "warning",
-            metadata: { modpackId: modpack.id },
-          },
-        ]);
+      await changeMember(db, modpack.id, userId, {
+        set: { isActive: false },
+        title: "Removed from a modpack",
+        content: `You no longer have access to "${modpack.name}".`,
+        type: "warning",
+        metadata: { modpackId: modpack.id },
       });
       return { message: "Member removed" };
     },
@@ -192,7 +179,7 @@ export function membersService(db: Db, options: { invitationExpiryDays: number }
     async listInvitations(modpack) {
       const rows = await db
         .selectFrom("modpackInvitations")
-        .select(["email", "permission", "createdAt", "expiresAt"])
+        .select(invitationColumns)
         .where("modpackId", "=", modpack.id)
         .where("expiresAt", ">", sql<Date>`now()`)
         .orderBy("updatedAt", "desc")

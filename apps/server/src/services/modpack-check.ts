@@ -13,10 +13,10 @@ import { loadEffectiveConfiguration, loadModpackMods } from "./exports.js";
 import { createNotifications, type NewNotification } from "./notifications.js";
 import {
   applyConfiguration,
-  buildModIdsOf,
   distinctIds,
   type EffectiveConfiguration,
   type PackMod,
+  toPackMod,
   writtenIdsOf,
 } from "./pack-mods.js";
 import { workGate } from "./user-limits.js";
@@ -58,21 +58,17 @@ function listOf(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
-/** The workshop ids the modpack's active mods require that no active mod of the modpack provides. */
-export function missingRequirementIds(mods: PackMod[]): string[] {
-  const present = new Set(mods.map((mod) => mod.workshopId));
-  const missing = new Set<string>();
-  for (const mod of mods) for (const id of mod.requiredWorkshopIds) if (!present.has(id)) missing.add(id);
-  return [...missing];
-}
-
-/** Strongly connected components (Tarjan), each as indexes in ascending order. */
-function components(size: number, edges: number[][]): number[][] {
+/**
+ * Strongly connected components (Tarjan): `groups` each as indexes in ascending order, and the
+ * group of each index.
+ */
+function components(size: number, edges: number[][]): { groups: number[][]; groupOf: number[] } {
   const index = new Array<number>(size).fill(-1);
   const low = new Array<number>(size).fill(0);
   const onStack = new Array<boolean>(size).fill(false);
   const stack: number[] = [];
   const found: number[][] = [];
+  const groupOf = new Array<number>(size).fill(0);
   let counter = 0;
   const visit = (node: number) => {
     index[node] = counter;
@@ -93,6 +89,7 @@ function components(size: number, edges: number[][]): number[][] {
       for (;;) {
         const member = stack.pop()!;
         onStack[member] = false;
+        groupOf[member] = found.length;
         component.push(member);
         if (member === node) break;
       }
@@ -100,7 +97,7 @@ function components(size: number, edges: number[][]): number[][] {
     }
   };
   for (let node = 0; node < size; node++) if (index[node] === -1) visit(node);
-  return found;
+  return { groups: found, groupOf };
 }
 
 /** A binary min-heap of numbers. */
@@ -147,18 +144,14 @@ class MinHeap {
  * among the mods whose requirements are placed, the one saved first goes next. Mods in a cycle
  * move as one block, in their saved order.
  */
-function stableOrder(size: number, requires: number[][], groups: number[][]): number[] {
-  const groupOf = new Array<number>(size).fill(0);
-  groups.forEach((group, id) => {
-    for (const member of group) groupOf[member] = id;
-  });
+function stableOrder(requires: number[][], { groups, groupOf }: ReturnType<typeof components>): number[] {
   // Each group is known by its first member's position, so the heap orders groups by saved order.
   const first = groups.map((group) => group[0]!);
   const groupAt = new Map(first.map((position, id) => [position, id]));
   const waiting = new Array<number>(groups.length).fill(0);
   // Most groups are required by none: their sets are made only when needed.
   const dependents: (Set<number> | undefined)[] = new Array(groups.length);
-  for (let node = 0; node < size; node++) {
+  for (let node = 0; node < requires.length; node++) {
     for (const required of requires[node] ?? []) {
       const from = groupOf[required]!;
       const to = groupOf[node]!;
@@ -274,10 +267,9 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     });
   }
 
-  const groups = components(mods.length, requires);
-  const groupOf = new Array<number>(mods.length).fill(0);
-  groups.forEach((group, id) => {
-    for (const member of group) groupOf[member] = id;
+  const cycles = components(mods.length, requires);
+  const { groupOf } = cycles;
+  cycles.groups.forEach((group) => {
     if (group.length < 2) return;
     add(group[0]!, {
       code: "requirement-cycle",
@@ -313,25 +305,30 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     version,
     ok: !list.some((finding) => finding.severity === "error"),
     findings: list,
-    suggestedOrder: stableOrder(mods.length, requires, groups).map((position) => mods[position]!.id),
+    suggestedOrder: stableOrder(requires, cycles).map((position) => mods[position]!.id),
   };
 }
 
-/** Catalogue titles of workshop items, by workshop id, in one query (none when `ids` is empty). */
-export async function catalogueTitles(db: Db, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom("mods").select(["workshopId", "name"]).where("workshopId", "in", ids).execute();
-  return new Map(rows.map((row) => [row.workshopId, row.name]));
-}
-
-/** Checks an already loaded configuration: at most one more query (titles of missing requirements). */
+/**
+ * Checks an already loaded configuration: at most one more query, for the catalogue's titles of the
+ * required items no active mod of the modpack provides (for the messages).
+ */
 export async function checkConfiguration(
   db: Db,
   effective: EffectiveConfiguration,
   version: GameVersion,
 ): Promise<ModpackCheck> {
-  const knownTitles = await catalogueTitles(db, missingRequirementIds(effective.mods));
-  return checkModpack({ version, effective, knownTitles });
+  const present = new Set(effective.mods.map((mod) => mod.workshopId));
+  const missing = new Set(effective.mods.flatMap((mod) => mod.requiredWorkshopIds).filter((id) => !present.has(id)));
+  const titles =
+    missing.size === 0
+      ? []
+      : await db
+          .selectFrom("mods")
+          .select(["workshopId", "name"])
+          .where("workshopId", "in", [...missing])
+          .execute();
+  return checkModpack({ version, effective, knownTitles: new Map(titles.map((row) => [row.workshopId, row.name])) });
 }
 
 /** One line per error and warning, for the server file's `#` header. */
@@ -354,20 +351,6 @@ function errorsOf(effective: EffectiveConfiguration): Map<string, CheckFinding> 
     }
   }
   return errors;
-}
-
-/** A modpack mod as it was before a catalogue row changed. */
-function asBefore(mod: PackMod, before: ModRow): PackMod {
-  return {
-    ...mod,
-    name: before.name,
-    platformModIds: before.platformModIds,
-    buildModIds: buildModIdsOf(before),
-    mapFolders: before.mapFolders,
-    tags: before.tags,
-    requiredWorkshopIds: before.requiredWorkshopIds,
-    available: before.isActive,
-  };
 }
 
 const MESSAGES_PER_NOTIFICATION = 5;
@@ -424,7 +407,8 @@ export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number>
         applyConfiguration(
           entry.active.map((mod) => {
             const row = beforeById.get(mod.id);
-            return row ? asBefore(mod, row) : mod;
+            // The mod as it was before its catalogue row changed.
+            return row ? toPackMod({ ...row, available: row.isActive }) : mod;
           }),
           entry.saved,
         ),

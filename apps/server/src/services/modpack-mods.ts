@@ -1,9 +1,10 @@
-import { conflict, type ModpackModLink, notFound, type Services } from "@modpack/contract";
+import { conflict, notFound, type Services } from "@modpack/contract";
 import { type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import type { WorkshopClient } from "../workshop/client.js";
 import { inLockOrder } from "./lock-order.js";
+import { changeModpack } from "./modpacks.js";
 import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
 import { type AnySelect, listPage } from "./paging.js";
 import { findRequirements } from "./requirements.js";
@@ -14,22 +15,11 @@ const sortColumns = {
   name: "link.modName",
 } as const;
 
-interface LinkRow {
-  id: string;
-  modpackId: string;
-  modId: string;
-  isActive: boolean;
-  createdAt: Date;
-}
+const linkColumns = ["id", "modpackId", "modId", "isActive", "createdAt"] as const;
 
-function toLink(row: LinkRow): Omit<ModpackModLink, "created" | "dependenciesAdded"> {
-  return {
-    id: row.id,
-    modpackId: row.modpackId,
-    modId: row.modId,
-    isActive: row.isActive,
-    createdAt: row.createdAt.toISOString(),
-  };
+/** A link row as the contract answers it (without what the add call adds to it). */
+function toLink<Row extends { createdAt: Date }>(row: Row) {
+  return { ...row, createdAt: row.createdAt.toISOString() };
 }
 
 /**
@@ -39,24 +29,15 @@ function toLink(row: LinkRow): Omit<ModpackModLink, "created" | "dependenciesAdd
  * order. The one way links are made, by adding a mod and by an import alike. The rows are written
  * in the catalogue's lock order (`inLockOrder`), as each reads its mod `for share`.
  */
-export async function linkMods(
-  db: Db,
-  modpackId: string,
-  mods: Pick<ModRow, "id" | "workshopId">[],
-  addedBy: string,
-): Promise<{ id: string; modpackId: string; modId: string; isActive: boolean; createdAt: Date }[]> {
-  const position = new Map<string, number>();
-  const distinct: (Pick<ModRow, "id" | "workshopId"> & { index: number })[] = [];
-  for (const mod of mods) {
-    if (position.has(mod.id)) continue;
-    position.set(mod.id, distinct.length);
-    distinct.push({ id: mod.id, workshopId: mod.workshopId, index: distinct.length });
-  }
+export async function linkMods(db: Db, modpackId: string, mods: Pick<ModRow, "id" | "workshopId">[], addedBy: string) {
+  // Each mod once, at its first place in the list.
+  const distinct = [...new Map(mods.map((mod) => [mod.id, mod])).values()];
   if (distinct.length === 0) return [];
-  const at = (index: number) => sql<Date>`now() + ${index}::int * interval '1 microsecond'`;
+  const position = new Map(distinct.map((mod, index) => [mod.id, index]));
+  const at = (modId: string) => sql<Date>`now() + ${position.get(modId)}::int * interval '1 microsecond'`;
   const links = await db
     .insertInto("modpackMods")
-    .values(inLockOrder(distinct).map((mod) => ({ modpackId, modId: mod.id, addedBy, addedAt: at(mod.index) })))
+    .values(inLockOrder(distinct).map((mod) => ({ modpackId, modId: mod.id, addedBy, addedAt: at(mod.id) })))
     .onConflict((conflict) =>
       conflict
         .columns(["modpackId", "modId"])
@@ -68,7 +49,7 @@ export async function linkMods(
         }))
         .where("modpackMods.isActive", "=", false),
     )
-    .returning(["id", "modpackId", "modId", "isActive", "createdAt"])
+    .returning(linkColumns)
     .execute();
   return links.sort((a, b) => (position.get(a.modId) ?? 0) - (position.get(b.modId) ?? 0));
 }
@@ -154,13 +135,11 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
           .filter((link) => link.modId !== mod.id)
           .map((link) => ({ ...toLink(link), workshopId: workshopIdOf.get(link.modId) ?? "" }));
         const added = linked.find((link) => link.modId === mod.id);
-        if (linked.length > 0) {
-          await trx.updateTable("modpacks").set({ updatedAt: sql<Date>`now()` }).where("id", "=", modpack.id).execute();
-        }
+        if (linked.length > 0) await changeModpack(trx, modpack.id);
         if (added) return { ...toLink(added), created: true, dependenciesAdded };
         const existing = await trx
           .selectFrom("modpackMods")
-          .select(["id", "modpackId", "modId", "isActive", "createdAt"])
+          .select(linkColumns)
           .where("modpackId", "=", modpack.id)
           .where("modId", "=", mod.id)
           .executeTakeFirstOrThrow();
@@ -200,7 +179,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
             );
           }
         }
-        await trx.updateTable("modpacks").set({ updatedAt: sql<Date>`now()` }).where("id", "=", modpack.id).execute();
+        await changeModpack(trx, modpack.id);
         return { message: "Mod removed from the modpack" };
       });
     },

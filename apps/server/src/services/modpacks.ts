@@ -16,7 +16,7 @@ import { type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
-import { createNotifications } from "./notifications.js";
+import { notify } from "./notifications.js";
 import { listPage, rowsByIds, searchTextCondition } from "./paging.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
@@ -37,8 +37,14 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
 
 const memberPermissionValues = new Set<string>(memberPermissions);
 
-const membersQuery = (db: Db, modpackId: string) =>
-  db
+/** A modpack row as the single-modpack reads answer it, without its members. */
+function toModpack(row: ModpackRow): Omit<Modpack, "members"> {
+  return { ...toModpackSummary(row), metadata: row.metadata ?? {} };
+}
+
+/** The active members of a modpack with their names, oldest first. */
+export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
+  const rows = await db
     .selectFrom("modpackMembers")
     .innerJoin("users", "users.id", "modpackMembers.userId")
     .select([
@@ -55,16 +61,10 @@ const membersQuery = (db: Db, modpackId: string) =>
     .orderBy("modpackMembers.createdAt")
     .orderBy("modpackMembers.userId")
     .execute();
-
-/** The active members of a modpack with their names, oldest first. */
-export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
-  const rows = await membersQuery(db, modpackId);
   return rows.map((row) => ({
-    userId: row.userId,
-    name: row.name,
+    ...row,
     image: row.image ?? "",
     permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
-    isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   }));
@@ -77,7 +77,16 @@ export async function loadModpack(db: Db, id: string): Promise<Modpack> {
     loadMembers(db, id),
   ]);
   if (!row) throw notFound("Modpack not found");
-  return { ...toModpackSummary(row), members, metadata: row.metadata ?? {} };
+  return { ...toModpack(row), members };
+}
+
+/** Writes changes (none: only the time) to a modpack's row and moves its `updatedAt` to now. */
+export async function changeModpack(db: Db, id: string, changes: ModpackUpdate = {}): Promise<void> {
+  await db
+    .updateTable("modpacks")
+    .set({ ...changes, updatedAt: sql<Date>`now()` })
+    .where("id", "=", id)
+    .execute();
 }
 
 /**
@@ -164,26 +173,6 @@ export function copyName(original: string): string {
 const NO_USER = "00000000-0000-0000-0000-000000000000";
 
 /**
- * The access check's one indexed lookup: the modpack, the caller's active membership, and the read
- * rule (`readableBy`) evaluated for the caller and for anyone.
- */
-const accessQuery = (db: Db, userId: string, id: string) =>
-  db
-    .selectFrom("modpacks")
-    .leftJoin("modpackMembers", (join) =>
-      join
-        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .on("modpackMembers.userId", "=", userId)
-        .on("modpackMembers.isActive", "=", true),
-    )
-    .selectAll("modpacks")
-    .select("modpackMembers.permission")
-    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
-    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
-    .where("modpacks.id", "=", id)
-    .execute();
-
-/**
  * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
  * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Reads
  * follow `readableBy`; changes need the owner or a member holding the permission, and an archived
@@ -196,12 +185,24 @@ export async function authorizeModpack(
   id: string,
   need: ModpackNeed,
 ): Promise<ModpackAccess> {
-  const [row] = await accessQuery(db, caller?.userId ?? NO_USER, id);
+  const userId = caller?.userId ?? NO_USER;
+  // The modpack, the caller's active membership, and the read rule for the caller and for anyone.
+  const row = await db
+    .selectFrom("modpacks")
+    .leftJoin("modpackMembers", (join) =>
+      join
+        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
+        .on("modpackMembers.userId", "=", userId)
+        .on("modpackMembers.isActive", "=", true),
+    )
+    .selectAll("modpacks")
+    .select("modpackMembers.permission")
+    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
+    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
+    .where("modpacks.id", "=", id)
+    .executeTakeFirst();
   if (!row) throw notFound("Modpack not found");
   const isOwner = caller !== null && row.ownerId === caller.userId;
-  const memberPermissions = row.permission
-    ? (row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[])
-    : null;
   if (need === "public") {
     // `public` asks whether anyone may read it.
     if (!row.readableByAnyone) throw notFound("Modpack not found");
@@ -212,19 +213,16 @@ export async function authorizeModpack(
     throw notFound("Modpack not found");
   } else if (need === "owner") {
     if (!isOwner) throw accessDenied();
-  } else if (!isOwner && !memberPermissions?.includes(need)) {
+  } else if (!isOwner && !row.permission?.includes(need)) {
     throw accessDenied();
   }
   return {
     id: row.id,
     name: row.name,
     ownerId: row.ownerId,
-    isPublic: row.isPublic,
     isActive: row.isActive,
-    isOwner,
-    memberPermissions,
     version: `p${row.version}`,
-    modpack: { ...toModpackSummary(row), metadata: row.metadata ?? {} },
+    modpack: toModpack(row),
   };
 }
 
@@ -283,7 +281,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ...toModpackSummary(row), members: [], metadata: row.metadata ?? {} };
+      return { ...toModpack(row), members: [] };
     },
 
     async get(access) {
@@ -298,45 +296,24 @@ export function modpacksService(db: Db): Services["modpacks"] {
       if (input.isPublic !== undefined) changes.isPublic = input.isPublic;
       if (input.platformWorkshopUrl !== undefined) changes.platformUrl = input.platformWorkshopUrl;
       if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
-      if (Object.keys(changes).length > 0) {
-        await db
-          .updateTable("modpacks")
-          .set({ ...changes, updatedAt: sql<Date>`now()` })
-          .where("id", "=", modpack.id)
-          .execute();
-      }
+      if (Object.keys(changes).length > 0) await changeModpack(db, modpack.id, changes);
       return loadModpack(db, modpack.id);
     },
 
     async archive(modpack) {
-      if (modpack.isActive) {
-        await db
-          .updateTable("modpacks")
-          .set({ isActive: false, updatedAt: sql<Date>`now()` })
-          .where("id", "=", modpack.id)
-          .execute();
-      }
+      if (modpack.isActive) await changeModpack(db, modpack.id, { isActive: false });
       return { message: "Modpack archived" };
     },
 
     async restore(modpack) {
-      if (!modpack.isActive) {
-        await db
-          .updateTable("modpacks")
-          .set({ isActive: true, updatedAt: sql<Date>`now()` })
-          .where("id", "=", modpack.id)
-          .execute();
-      }
+      if (!modpack.isActive) await changeModpack(db, modpack.id, { isActive: true });
       return loadModpack(db, modpack.id);
     },
 
     async duplicate(caller, modpack, input) {
+      // The original as the access check read it.
+      const original = modpack.modpack;
       const id = await db.transaction().execute(async (trx) => {
-        const original = await trx
-          .selectFrom("modpacks")
-          .selectAll()
-          .where("id", "=", modpack.id)
-          .executeTakeFirstOrThrow();
         const copy = await trx
           .insertInto("modpacks")
           .values({
@@ -346,7 +323,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
             isPublic: false,
             platformUrl: original.platformUrl,
             ownerId: caller.userId,
-            metadata: JSON.stringify(original.metadata ?? {}),
+            metadata: JSON.stringify(original.metadata),
           })
           .returning(["id", "name"])
           .executeTakeFirstOrThrow();
@@ -386,15 +363,13 @@ export function modpacksService(db: Db): Services["modpacks"] {
               .where("exportConfigurations.modpackId", "=", modpack.id),
           )
           .execute();
-        await createNotifications(trx, [
-          {
-            userId: caller.userId,
-            title: "Modpack duplicated",
-            content: `${copy.name} is a copy of ${original.name} with ${links.length} mod${links.length === 1 ? "" : "s"}.`,
-            type: "success",
-            metadata: { modpackId: copy.id, sourceModpackId: original.id, modCount: links.length },
-          },
-        ]);
+        await notify(trx, {
+          userId: caller.userId,
+          title: "Modpack duplicated",
+          content: `${copy.name} is a copy of ${original.name} with ${links.length} mod${links.length === 1 ? "" : "s"}.`,
+          type: "success",
+          metadata: { modpackId: copy.id, sourceModpackId: original.id, modCount: links.length },
+        });
         return copy.id;
       });
       return loadModpack(db, id);

@@ -35,10 +35,13 @@ export function toMod(row: ModRow): Mod {
   };
 }
 
-/** A catalogue row with the `xmax = 0` flag of an upsert: true when the statement inserted it. */
-type UpsertedRow = ModRow & { inserted: boolean };
-
-async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]> {
+/**
+ * Adds workshop items to the catalogue or refreshes the ones already there, in one statement
+ * (duplicates in the input count once, the last one winning). Answers the rows in the items' order
+ * (a duplicate at its first place), whatever order the statement wrote them in, each with the
+ * `xmax = 0` flag of the upsert: `inserted` is true when the statement added the row.
+ */
+export async function upsertWorkshopItems(db: Db, items: WorkshopItem[]): Promise<(ModRow & { inserted: boolean })[]> {
   const byId = new Map<string, WorkshopItem>();
   for (const item of items) byId.set(item.workshopId, item);
   if (byId.size === 0) return [];
@@ -85,16 +88,6 @@ async function upsertRows(db: Db, items: WorkshopItem[]): Promise<UpsertedRow[]>
   return rows.sort((a, b) => (order.get(a.workshopId) ?? 0) - (order.get(b.workshopId) ?? 0));
 }
 
-/**
- * Adds workshop items to the catalogue or refreshes the ones already there, in one statement
- * (duplicates in the input count once, the last one winning). Answers the rows in the items' order
- * (a duplicate at its first place), whatever order the statement wrote them in.
- */
-export async function upsertWorkshopItems(db: Db, items: WorkshopItem[]): Promise<ModRow[]> {
-  const rows = await upsertRows(db, items);
-  return rows.map(({ inserted: _inserted, ...row }) => row);
-}
-
 /** The one workshop item behind an id, or the reason it cannot be a mod (422), or 502. */
 async function fetchItem(workshop: WorkshopClient, workshopId: string): Promise<WorkshopItemResult> {
   let results: WorkshopItemResult[];
@@ -137,7 +130,7 @@ export async function resolveModReference(
     if (known) return { mod: known, created: false };
     const result = await fetchItem(workshop, workshopId);
     if (!result.ok) throw refusal(result);
-    const [row] = await upsertRows(db, [result.item]);
+    const [row] = await upsertWorkshopItems(db, [result.item]);
     if (!row) throw new Error(`upserting workshop item ${workshopId} returned no row`);
     const { inserted, ...mod } = row;
     return { mod, created: inserted };

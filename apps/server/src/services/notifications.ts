@@ -1,24 +1,14 @@
-import {
-  accessDenied,
-  type Caller,
-  type Notification,
-  type NotificationType,
-  notFound,
-  type Services,
-} from "@modpack/contract";
+import { accessDenied, type Caller, type Notification, notFound, type Services } from "@modpack/contract";
 import { sql } from "kysely";
 import type { DatabaseHandle, Db } from "../db/database.js";
 import { listen } from "../db/listen.js";
 import type { NotificationRow } from "../db/schema.js";
 import { type RevocableCredential, type Revocation, revokes } from "./ports.js";
 
-export interface NewNotification {
-  userId: string;
-  title: string;
-  content: string;
-  type: NotificationType;
+/** A notification to create: its metadata is stored as JSON and answered as a string. */
+export type NewNotification = Pick<Notification, "userId" | "title" | "content" | "type"> & {
   metadata: Record<string, unknown>;
-}
+};
 
 export const NOTIFICATION_CHANNEL = "mcs_notifications";
 
@@ -44,6 +34,11 @@ export async function createNotifications(db: Db, notifications: NewNotification
     .execute();
   const payloads = rows.map((row) => `${row.userId}:${row.id}`);
   await sql`select pg_notify(${NOTIFICATION_CHANNEL}, payload) from unnest(${payloads}::text[]) as payload`.execute(db);
+}
+
+/** Creates one notification, as createNotifications does. */
+export function notify(db: Db, notification: NewNotification): Promise<void> {
+  return createNotifications(db, [notification]);
 }
 
 export interface NotificationHub {
@@ -77,6 +72,8 @@ export interface StreamBounds {
 
 interface OpenStream {
   caller: Caller;
+  /** When its credential is checked next. */
+  timer?: NodeJS.Timeout;
   deliver(notification: Notification): void;
   end(): void;
 }
@@ -136,12 +133,10 @@ export async function openNotificationHub(options: {
       },
     );
   };
-  const timers = new Map<OpenStream, NodeJS.Timeout>();
   const schedule = (target: OpenStream, expiresAt: number) => {
-    clearTimeout(timers.get(target));
-    const timer = setTimeout(() => check(target), Math.min(Math.max(0, expiresAt - now()), MAX_TIMER_MS));
-    timer.unref();
-    timers.set(target, timer);
+    clearTimeout(target.timer);
+    target.timer = setTimeout(() => check(target), Math.min(Math.max(0, expiresAt - now()), MAX_TIMER_MS));
+    target.timer.unref();
   };
 
   /** Subscribes at once (nothing created after this call is missed); iterating drains what arrived. */
@@ -150,7 +145,6 @@ export async function openNotificationHub(options: {
     let ended = false;
     let wake: (() => void) | undefined;
     const mine = byUser.get(caller.userId) ?? new Set<OpenStream>();
-    byUser.set(caller.userId, mine);
     const target: OpenStream = {
       caller,
       deliver(notification) {
@@ -170,14 +164,15 @@ export async function openNotificationHub(options: {
         open.delete(target);
         mine.delete(target);
         if (mine.size === 0 && byUser.get(caller.userId) === mine) byUser.delete(caller.userId);
-        clearTimeout(timers.get(target));
-        timers.delete(target);
+        clearTimeout(target.timer);
         signal.removeEventListener("abort", target.end);
         wake?.();
       },
     };
     while (mine.size >= bounds.perUser) mine.values().next().value?.end();
     while (open.size >= bounds.max) open.values().next().value?.end();
+    // Set only now: ending the user's last stream above drops their entry.
+    byUser.set(caller.userId, mine);
     open.add(target);
     mine.add(target);
     schedule(target, caller.expiresAt.getTime());
@@ -250,9 +245,7 @@ export function toNotification(row: NotificationRow): Notification {
 
 export function notificationsService(db: Db, hub: NotificationHub): Services["notifications"] {
   return {
-    stream(caller, signal) {
-      return hub.stream(caller, signal);
-    },
+    stream: (caller, signal) => hub.stream(caller, signal),
 
     async list(caller, input) {
       let query = db

@@ -14,6 +14,15 @@ export function buildModIdsOf(row: Pick<ModRow, "platformModIds" | "modIdsB41" |
   return { "41x": row.modIdsB41 ?? row.platformModIds, "42x": row.modIdsB42 ?? row.platformModIds };
 }
 
+/** A pack mod from its catalogue row's columns: the per-build id columns become `buildModIds`. */
+export function toPackMod({
+  modIdsB41,
+  modIdsB42,
+  ...mod
+}: Omit<PackMod, "buildModIds"> & Pick<ModRow, "modIdsB41" | "modIdsB42">): PackMod {
+  return { ...mod, buildModIds: buildModIdsOf({ platformModIds: mod.platformModIds, modIdsB41, modIdsB42 }) };
+}
+
 export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
 
 /** An active mod of a modpack, with what the server file and the modpack check read of it. */

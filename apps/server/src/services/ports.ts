@@ -1,3 +1,4 @@
+import type { AdminStats } from "@modpack/contract";
 import type { Db } from "../db/database.js";
 
 /** The names of the job queues, shared by the services that send and the workers that work them. */
@@ -16,13 +17,8 @@ export interface SendJobOptions {
   group?: { id: string };
 }
 
-export interface QueueCounts {
-  name: string;
-  queued: number;
-  active: number;
-  deferred: number;
-  total: number;
-}
+/** One queue's jobs by state, as the admin statistics show them. */
+export type QueueCounts = AdminStats["queues"][number];
 
 /**
  * How services reach the job queue: the port the job runtime (`jobs/boss.ts`) implements, so that

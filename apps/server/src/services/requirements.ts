@@ -61,14 +61,6 @@ export async function findRequirements(
     frontier = level;
   }
   // Deepest first, so a requirement's own requirements load before it; the same item is listed once.
-  const ordered: ModRow[] = [];
-  const listed = new Set<string>();
-  for (const level of levels.reverse()) {
-    for (const mod of level) {
-      if (listed.has(mod.id)) continue;
-      listed.add(mod.id);
-      ordered.push(mod);
-    }
-  }
-  return { mods: ordered, failures };
+  const ordered = new Map(levels.reverse().flatMap((level) => level.map((mod) => [mod.id, mod] as const)));
+  return { mods: [...ordered.values()], failures };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import {
   adminStatsSchema,
   adminUserListInput,
@@ -14,11 +14,11 @@ import { operation, protectedProcedure, router } from "../trpc.js";
 const tags = ["Admin"];
 
 export const adminPorts = resource("admin", {
-  listUsers: port({ input: adminUserListInput, output: adminUserPageSchema }),
+  listUsers: { input: adminUserListInput, output: adminUserPageSchema },
   /** An admin cannot demote themselves. */
-  updateUser: port({ caller: true, input: updateUserRoleInput, output: adminUserSchema }),
-  verifyModpack: port({ input: verifyModpackInput, output: modpackSchema }),
-  stats: port({ output: adminStatsSchema }),
+  updateUser: { caller: true, input: updateUserRoleInput, output: adminUserSchema },
+  verifyModpack: { input: verifyModpackInput, output: modpackSchema },
+  stats: { output: adminStatsSchema },
 });
 const service = adminPorts.of;
 

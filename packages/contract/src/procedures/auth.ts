@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import { sessionSchema } from "../schemas/session.js";
 import { createdTokenSchema, createTokenInput, tokenListInput, tokenListSchema } from "../schemas/token.js";
@@ -7,13 +7,13 @@ import { operation, protectedProcedure, router } from "../trpc.js";
 
 /** The signed-in caller's own session and user. */
 export const sessionPorts = resource("session", {
-  current: port({ caller: true, output: sessionSchema }),
+  current: { caller: true, output: sessionSchema },
 });
 /** The caller's personal API tokens. */
 export const apiTokenPorts = resource("apiTokens", {
-  create: port({ caller: true, input: createTokenInput, output: createdTokenSchema }),
-  list: port({ caller: true, input: tokenListInput, output: tokenListSchema }),
-  revoke: port({ caller: true, input: idParams, output: z.void() }),
+  create: { caller: true, input: createTokenInput, output: createdTokenSchema },
+  list: { caller: true, input: tokenListInput, output: tokenListSchema },
+  revoke: { caller: true, input: idParams, output: z.void() },
 });
 const session = sessionPorts.of;
 const apiTokens = apiTokenPorts.of;

@@ -1,4 +1,4 @@
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { modpackCheckInput, modpackCheckSchema } from "../schemas/check.js";
 import { modpackProcedure, operation, router } from "../trpc.js";
 
@@ -6,7 +6,7 @@ const tags = ["Modpack check"];
 
 export const checkPorts = resource("checks", {
   /** Whether the modpack will load on the given game version, and a load order that satisfies requirements. */
-  check: port({ modpack: true, input: modpackCheckInput, output: modpackCheckSchema }),
+  check: { modpack: true, input: modpackCheckInput, output: modpackCheckSchema },
 });
 const service = checkPorts.of;
 

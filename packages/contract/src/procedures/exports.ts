@@ -1,4 +1,4 @@
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import {
   exportConfigurationSchema,
@@ -14,15 +14,15 @@ const tags = ["Server files"];
 
 export const exportPorts = resource("exports", {
   /** The requester, or anyone who may read the modpack, may see an export. */
-  get: port({ caller: true, input: exportIdInput, output: exportStatusSchema }),
-  getConfiguration: port({ modpack: true, output: exportConfigurationSchema }),
-  saveConfiguration: port({
+  get: { caller: true, input: exportIdInput, output: exportStatusSchema },
+  getConfiguration: { modpack: true, output: exportConfigurationSchema },
+  saveConfiguration: {
     caller: true,
     modpack: true,
     input: saveExportConfigurationInput,
     output: exportConfigurationSchema,
-  }),
-  request: port({ caller: true, modpack: true, input: requestServerFileInput, output: exportRequestedSchema }),
+  },
+  request: { caller: true, modpack: true, input: requestServerFileInput, output: exportRequestedSchema },
 });
 const service = exportPorts.of;
 

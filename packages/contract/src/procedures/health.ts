@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { healthSchema, readinessSchema } from "../schemas/health.js";
 import { operation, publicProcedure, router } from "../trpc.js";
 
 export const healthPorts = resource("health", {
-  readiness: port({ output: readinessSchema }),
+  readiness: { output: readinessSchema },
 });
 const service = healthPorts.of;
 

@@ -1,4 +1,4 @@
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import { importStartedSchema, importStatusSchema, startImportInput } from "../schemas/import.js";
 import { modpackProcedure, operation, router } from "../trpc.js";
@@ -6,8 +6,8 @@ import { modpackProcedure, operation, router } from "../trpc.js";
 const tags = ["Import"];
 
 export const importPorts = resource("imports", {
-  start: port({ caller: true, modpack: true, input: startImportInput, output: importStartedSchema }),
-  status: port({ modpack: true, output: importStatusSchema }),
+  start: { caller: true, modpack: true, input: startImportInput, output: importStartedSchema },
+  status: { modpack: true, output: importStatusSchema },
 });
 const service = importPorts.of;
 

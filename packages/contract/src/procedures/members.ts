@@ -1,4 +1,4 @@
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams, messageSchema } from "../schemas/common.js";
 import {
   addMemberInput,
@@ -15,15 +15,15 @@ import { modpackProcedure, operation, router } from "../trpc.js";
 const tags = ["Members"];
 
 export const memberPorts = resource("members", {
-  list: port({ modpack: true, output: memberListSchema }),
+  list: { modpack: true, output: memberListSchema },
   /** By user id: a membership; by email: an invitation, the same answer whether or not the email has an account. */
-  add: port({ caller: true, modpack: true, input: addMemberInput, output: addMemberResultSchema }),
-  update: port({ modpack: true, input: updateMemberInput, output: memberSchema }),
-  remove: port({ modpack: true, input: memberPathInput, output: messageSchema }),
+  add: { caller: true, modpack: true, input: addMemberInput, output: addMemberResultSchema },
+  update: { modpack: true, input: updateMemberInput, output: memberSchema },
+  remove: { modpack: true, input: memberPathInput, output: messageSchema },
   /** Pending invitations (not claimed, not expired), newest first. */
-  listInvitations: port({ modpack: true, output: invitationListSchema }),
+  listInvitations: { modpack: true, output: invitationListSchema },
   /** 404 when no invitation to the email is pending. */
-  withdrawInvitation: port({ modpack: true, input: invitationPathInput, output: messageSchema }),
+  withdrawInvitation: { modpack: true, input: invitationPathInput, output: messageSchema },
 });
 const service = memberPorts.of;
 

@@ -1,4 +1,4 @@
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { messageSchema } from "../schemas/common.js";
 import {
   acceptModAttributeSpelling,
@@ -13,11 +13,11 @@ import { modpackProcedure, operation, rewriteInput, router } from "../trpc.js";
 const tags = ["Mods of a modpack"];
 
 export const modpackModPorts = resource("modpackMods", {
-  list: port({ modpack: true, input: modpackModListInput, output: modpackModPageSchema }),
+  list: { modpack: true, input: modpackModListInput, output: modpackModPageSchema },
   /** Answers `created: false` with the existing link when the mod was already in the modpack. */
-  add: port({ caller: true, modpack: true, input: addModpackModInput, output: modpackModLinkSchema }),
+  add: { caller: true, modpack: true, input: addModpackModInput, output: modpackModLinkSchema },
   /** 409 when other active mods of the modpack require it, unless `force`. */
-  remove: port({ modpack: true, input: removeModpackModInput, output: messageSchema }),
+  remove: { modpack: true, input: removeModpackModInput, output: messageSchema },
 });
 const service = modpackModPorts.of;
 

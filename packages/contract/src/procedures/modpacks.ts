@@ -1,4 +1,4 @@
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams, messageSchema } from "../schemas/common.js";
 import {
   createModpackInput,
@@ -21,14 +21,14 @@ import {
 const tags = ["Modpacks"];
 
 export const modpackPorts = resource("modpacks", {
-  listPublic: port({ input: publicModpackListInput, output: modpackPageSchema }),
-  listMine: port({ caller: true, input: myModpackListInput, output: modpackPageSchema }),
-  create: port({ caller: true, input: createModpackInput, output: modpackSchema }),
-  get: port({ modpack: true, output: modpackSchema }),
-  update: port({ modpack: true, input: updateModpackInput, output: modpackSchema }),
-  archive: port({ modpack: true, output: messageSchema }),
-  restore: port({ modpack: true, output: modpackSchema }),
-  duplicate: port({ caller: true, modpack: true, input: duplicateModpackInput, output: modpackSchema }),
+  listPublic: { input: publicModpackListInput, output: modpackPageSchema },
+  listMine: { caller: true, input: myModpackListInput, output: modpackPageSchema },
+  create: { caller: true, input: createModpackInput, output: modpackSchema },
+  get: { modpack: true, output: modpackSchema },
+  update: { modpack: true, input: updateModpackInput, output: modpackSchema },
+  archive: { modpack: true, output: messageSchema },
+  restore: { modpack: true, output: modpackSchema },
+  duplicate: { caller: true, modpack: true, input: duplicateModpackInput, output: modpackSchema },
 });
 const service = modpackPorts.of;
 

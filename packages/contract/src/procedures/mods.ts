@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import {
   acceptModAttributeSpelling,
@@ -19,14 +19,14 @@ const updateAllResultSchema = z
   .meta({ id: "UpdateAllResult" });
 
 export const modPorts = resource("mods", {
-  list: port({ caller: "optional", input: modListInput, output: modPageSchema }),
-  tags: port({ output: tagListSchema }),
-  updateAll: port({ caller: true, output: updateAllResultSchema }),
+  list: { caller: "optional", input: modListInput, output: modPageSchema },
+  tags: { output: tagListSchema },
+  updateAll: { caller: true, output: updateAllResultSchema },
   /** Answers `created: false` with the catalogue's mod when it was already there. */
-  create: port({ input: modReferenceInput, output: createdModSchema }),
+  create: { input: modReferenceInput, output: createdModSchema },
   /** The mod and the version of its row, the read's ETag. */
-  get: port({ input: idParams, output: z.object({ mod: modSchema, version: z.string() }) }),
-  refresh: port({ caller: true, input: idParams, output: modSchema }),
+  get: { input: idParams, output: z.object({ mod: modSchema, version: z.string() }) },
+  refresh: { caller: true, input: idParams, output: modSchema },
 });
 const service = modPorts.of;
 

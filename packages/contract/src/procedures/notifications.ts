@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { port, resource } from "../ports.js";
+import { resource } from "../ports.js";
 import { idParams } from "../schemas/common.js";
 import {
   notificationListInput,
@@ -12,11 +12,11 @@ import { operation, protectedProcedure, router } from "../trpc.js";
 const tags = ["Notifications"];
 
 export const notificationPorts = resource("notifications", {
-  list: port({ caller: true, input: notificationListInput, output: notificationListSchema }),
-  markRead: port({ caller: true, input: idParams, output: notificationSchema }),
-  markAllRead: port({ caller: true, output: readAllResultSchema }),
+  list: { caller: true, input: notificationListInput, output: notificationListSchema },
+  markRead: { caller: true, input: idParams, output: notificationSchema },
+  markAllRead: { caller: true, output: readAllResultSchema },
   /** The caller's new notifications as they are created, until the signal aborts. */
-  stream: port({ caller: true, output: notificationSchema, stream: true }),
+  stream: { caller: true, output: notificationSchema, stream: true },
 });
 const service = notificationPorts.of;
 

@@ -1,23 +1,14 @@
 import { z } from "zod";
 import { roles } from "../permissions.js";
-import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
+import { exampleTime, timestamp, uuid } from "./common.js";
 import { cursorParam, limitParam, paged, pageParam, searchParam } from "./pagination.js";
-import { userSchema } from "./session.js";
+import { userExample, userSchema } from "./session.js";
 
 export const adminUserSchema = userSchema
   .extend({ createdAt: timestamp, updatedAt: timestamp, modpackCount: z.number().int() })
   .meta({
     id: "AdminUser",
-    example: {
-      id: exampleId,
-      name: "Kate",
-      email: "kate@example.com",
-      role: "user",
-      image: "https://cdn.example.com/avatars/kate.png",
-      createdAt: exampleTime,
-      updatedAt: exampleTime,
-      modpackCount: 3,
-    },
+    example: { ...userExample, createdAt: exampleTime, updatedAt: exampleTime, modpackCount: 3 },
   });
 
 export const adminUserPageSchema = paged(adminUserSchema).meta({ id: "AdminUserPage" });
@@ -70,4 +61,3 @@ export const adminStatsSchema = z
 
 export type AdminUser = z.infer<typeof adminUserSchema>;
 export type AdminStats = z.infer<typeof adminStatsSchema>;
-export type AdminUserListInput = z.infer<typeof adminUserListInput>;

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { uuid } from "./common.js";
-
-const checkVersions = ["41x", "42x"] as const;
+import { gameVersions, uuid } from "./common.js";
 
 export const checkFindingCodes = [
   "missing-requirement",
@@ -40,7 +38,7 @@ export const checkFindingSchema = z
 
 export const modpackCheckSchema = z
   .object({
-    version: z.enum(checkVersions),
+    version: z.enum(gameVersions),
     ok: z.boolean().meta({ description: "True when no finding is an error" }),
     findings: z.array(checkFindingSchema),
     suggestedOrder: z.array(uuid).meta({
@@ -71,12 +69,11 @@ export const modpackCheckSchema = z
 export const modpackCheckInput = z.object({
   id: uuid,
   version: z
-    .enum(checkVersions)
+    .enum(gameVersions)
     .default("42x")
     .meta({ description: "The game version to check for: `41x` or `42x` (default `42x`)" }),
 });
 
-export type CheckFindingCode = (typeof checkFindingCodes)[number];
 export type CheckSeverity = (typeof checkSeverities)[number];
 export type CheckFinding = z.infer<typeof checkFindingSchema>;
 export type ModpackCheck = z.infer<typeof modpackCheckSchema>;

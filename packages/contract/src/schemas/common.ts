@@ -7,4 +7,6 @@ export const exampleTime = "2026-11-21T12:00:00.000Z";
 export const timestamp = z.string().meta({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });
 export const messageSchema = z.object({ message: z.string() }).meta({ id: "Message", example: { message: "Done" } });
 export const idParams = z.object({ id: uuid.meta({ description: "Identifier (UUID)", example: exampleId }) });
-export type MessageBody = z.infer<typeof messageSchema>;
+/** The game versions a server file and a check are for. */
+export const gameVersions = ["41x", "42x"] as const;
+export type GameVersion = (typeof gameVersions)[number];

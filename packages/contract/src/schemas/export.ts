@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { checkFindingSchema } from "./check.js";
-import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
+import { exampleId, exampleTime, gameVersions, timestamp, uuid } from "./common.js";
 import { jobStatuses } from "./import.js";
-
-export const gameVersions = ["41x", "42x"] as const;
 
 /** Characters an in-game id given by hand may not hold: list and key separators, controls, line separators. */
 const CUSTOM_ID_UNSAFE = /[;=\p{Cc}\u2028\u2029]/u;
@@ -104,8 +102,6 @@ export const exportStatusSchema = z
 
 export const exportIdInput = z.object({ exportId: uuid });
 
-export type GameVersion = (typeof gameVersions)[number];
 export type ExportConfiguration = z.infer<typeof exportConfigurationSchema>;
-export type SaveExportConfigurationInput = z.infer<typeof saveExportConfigurationInput>;
 export type ExportRequested = z.infer<typeof exportRequestedSchema>;
 export type ExportStatus = z.infer<typeof exportStatusSchema>;

@@ -74,4 +74,3 @@ export const importStatusSchema = z
 export type JobStatus = (typeof jobStatuses)[number];
 export type ImportStarted = z.infer<typeof importStartedSchema>;
 export type ImportStatus = z.infer<typeof importStatusSchema>;
-export type StartImportInput = z.infer<typeof startImportInput>;

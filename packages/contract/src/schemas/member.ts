@@ -61,13 +61,12 @@ export const invitationSchema = z
 
 export const invitationListSchema = z.object({ invitations: z.array(invitationSchema) }).meta({ id: "InvitationList" });
 
+const email = z.email({ message: "Must be an email address" }).max(320);
+
 export const invitationPathInput = z.object({
   id: uuid,
-  email: z
-    .email({ message: "Must be an email address" })
-    .max(320)
-    // The address the add-member example invites, so the two examples work one after the other.
-    .meta({ example: "baldspot@example.com" }),
+  // The address the add-member example invites, so the two examples work one after the other.
+  email: email.meta({ example: "baldspot@example.com" }),
 });
 
 export const addMemberResultSchema = z.union([memberSchema, invitationSchema]);
@@ -78,9 +77,7 @@ export const addMemberInput = z
   .object({
     id: uuid,
     userId: uuid.optional().meta({ description: "The user to add; or give `email`" }),
-    email: z
-      .email({ message: "Must be an email address" })
-      .max(320)
+    email: email
       .optional()
       .meta({ description: "The user to add, by email; or give `userId`", example: "baldspot@example.com" }),
     permission: memberPermissionList,
@@ -95,6 +92,3 @@ export const updateMemberInput = memberPathInput.extend({ permission: memberPerm
 
 export type Member = z.infer<typeof memberSchema>;
 export type Invitation = z.infer<typeof invitationSchema>;
-export type InvitationPathInput = z.infer<typeof invitationPathInput>;
-export type AddMemberInput = z.infer<typeof addMemberInput>;
-export type UpdateMemberInput = z.infer<typeof updateMemberInput>;

@@ -12,6 +12,23 @@ import {
   tagsParam,
 } from "./pagination.js";
 
+/** The example mod (`buildModIds` is only in the `Mod` schema's own example). */
+const modExample = {
+  id: exampleId,
+  name: "Brita's Weapon Pack",
+  workshopId: "2200148440",
+  platformModId: ["Brita"],
+  mapFolders: [],
+  requiredWorkshopIds: ["2392709985"],
+  description: "Adds 200+ weapons.",
+  avatarUrl: "https://steamuserimages-a.akamaihd.net/ugc/preview.jpg",
+  tags: ["Build 41", "Weapons"],
+  isActive: true,
+  timeUpdated: "2026-10-01T08:00:00.000Z",
+  createdAt: exampleTime,
+  updatedAt: exampleTime,
+};
+
 export const modSchema = z
   .object({
     id: uuid,
@@ -34,41 +51,7 @@ export const modSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({
-    id: "Mod",
-    example: {
-      id: "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d",
-      name: "Brita's Weapon Pack",
-      workshopId: "2200148440",
-      platformModId: ["Brita"],
-      buildModIds: { "41x": ["Brita"], "42x": ["Brita"] },
-      mapFolders: [],
-      requiredWorkshopIds: ["2392709985"],
-      description: "Adds 200+ weapons.",
-      avatarUrl: "https://steamuserimages-a.akamaihd.net/ugc/preview.jpg",
-      tags: ["Build 41", "Weapons"],
-      isActive: true,
-      timeUpdated: "2026-10-01T08:00:00.000Z",
-      createdAt: "2026-11-21T12:00:00.000Z",
-      updatedAt: "2026-11-21T12:00:00.000Z",
-    },
-  });
-
-const modExample = {
-  id: exampleId,
-  name: "Brita's Weapon Pack",
-  workshopId: "2200148440",
-  platformModId: ["Brita"],
-  mapFolders: [],
-  requiredWorkshopIds: ["2392709985"],
-  description: "Adds 200+ weapons.",
-  avatarUrl: "https://steamuserimages-a.akamaihd.net/ugc/preview.jpg",
-  tags: ["Build 41", "Weapons"],
-  isActive: true,
-  timeUpdated: "2026-10-01T08:00:00.000Z",
-  createdAt: exampleTime,
-  updatedAt: exampleTime,
-};
+  .meta({ id: "Mod", example: { ...modExample, buildModIds: { "41x": ["Brita"], "42x": ["Brita"] } } });
 
 export const modpackModSchema = modSchema
   .extend({ addedAt: timestamp.meta({ description: "When the mod was (last) added to the modpack" }) })
@@ -146,6 +129,11 @@ export function acceptModAttributeSpelling(raw: unknown): unknown {
   return "modAtribute" in rest ? rest : { ...rest, modAtribute: modAttribute };
 }
 
+const modSearchParam = searchParam.meta({
+  description:
+    "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
+});
+
 export const modReferenceInput = z.object({ modAtribute: modAttribute });
 export const addModpackModInput = z.object({ id: uuid, modAtribute: modAttribute });
 
@@ -153,10 +141,7 @@ export const modListInput = z.object({
   page: pageParam,
   cursor: cursorParam,
   limit: limitParam(20),
-  search: searchParam.meta({
-    description:
-      "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
-  }),
+  search: modSearchParam,
   tags: tagsParam,
   modpackId: uuid
     .optional()
@@ -170,10 +155,7 @@ export const modpackModListInput = z.object({
   page: pageParam,
   cursor: cursorParam,
   limit: limitParam(10),
-  search: searchParam.meta({
-    description:
-      "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
-  }),
+  search: modSearchParam,
   tags: tagsParam,
   sortBy: sortByParam("createdAt", "the order mods were added"),
   sortOrder: sortOrderParam("asc"),
@@ -189,7 +171,4 @@ export type Mod = z.infer<typeof modSchema>;
 export type CreatedMod = z.infer<typeof createdModSchema>;
 export type ModpackMod = z.infer<typeof modpackModSchema>;
 export type ModpackModLink = z.infer<typeof modpackModLinkSchema>;
-export type DependencyLink = z.infer<typeof dependencyLinkSchema>;
-export type ModListInput = z.infer<typeof modListInput>;
-export type ModpackModListInput = z.infer<typeof modpackModListInput>;
 export type TagList = z.infer<typeof tagListSchema>;

@@ -31,6 +31,20 @@ const avatarUrl = httpUrl.meta({
   example: "https://images.example.com/modpacks/apocalypse.png",
 });
 
+const summaryExample = {
+  id: exampleId,
+  name: "Brita's Apocalypse",
+  description: "Guns, vehicles and a bigger map.",
+  avatarUrl: null,
+  platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
+  owner: "0193b1c4-5f7e-7a1b-9c2d-000000000001",
+  isPublic: true,
+  isVerified: false,
+  isActive: true,
+  createdAt: exampleTime,
+  updatedAt: exampleTime,
+};
+
 export const modpackSummarySchema = z
   .object({
     id: uuid,
@@ -45,22 +59,7 @@ export const modpackSummarySchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({
-    id: "ModpackSummary",
-    example: {
-      id: exampleId,
-      name: "Brita's Apocalypse",
-      description: "Guns, vehicles and a bigger map.",
-      avatarUrl: null,
-      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
-      owner: "0193b1c4-5f7e-7a1b-9c2d-000000000001",
-      isPublic: true,
-      isVerified: false,
-      isActive: true,
-      createdAt: exampleTime,
-      updatedAt: exampleTime,
-    },
-  });
+  .meta({ id: "ModpackSummary", example: summaryExample });
 
 export const modpackSchema = modpackSummarySchema
   .extend({
@@ -69,21 +68,7 @@ export const modpackSchema = modpackSummarySchema
   })
   .meta({
     id: "Modpack",
-    example: {
-      id: "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d",
-      name: "Brita's Apocalypse",
-      description: "Guns, vehicles and a bigger map.",
-      avatarUrl: null,
-      platformUrl: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
-      owner: "0193b1c4-5f7e-7a1b-9c2d-000000000001",
-      isPublic: true,
-      isVerified: false,
-      isActive: true,
-      members: [],
-      metadata: { discord: "https://discord.gg/example" },
-      createdAt: "2026-11-21T12:00:00.000Z",
-      updatedAt: "2026-11-21T12:00:00.000Z",
-    },
+    example: { ...summaryExample, members: [], metadata: { discord: "https://discord.gg/example" } },
   });
 
 export const modpackPageSchema = paged(modpackSummarySchema).meta({ id: "ModpackPage" });
@@ -144,8 +129,4 @@ export const duplicateModpackInput = z
 
 export type ModpackSummary = z.infer<typeof modpackSummarySchema>;
 export type Modpack = z.infer<typeof modpackSchema>;
-export type PublicModpackListInput = z.infer<typeof publicModpackListInput>;
 export type MyModpackListInput = z.infer<typeof myModpackListInput>;
-export type CreateModpackInput = z.infer<typeof createModpackInput>;
-export type UpdateModpackInput = z.infer<typeof updateModpackInput>;
-export type DuplicateModpackInput = z.infer<typeof duplicateModpackInput>;

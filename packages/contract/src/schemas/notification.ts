@@ -57,4 +57,3 @@ export const readAllResultSchema = z
 
 export type Notification = z.infer<typeof notificationSchema>;
 export type NotificationType = (typeof notificationTypes)[number];
-export type NotificationListInput = z.infer<typeof notificationListInput>;

@@ -2,6 +2,14 @@ import { z } from "zod";
 import { roles } from "../permissions.js";
 import { exampleId, timestamp, uuid } from "./common.js";
 
+export const userExample = {
+  id: exampleId,
+  name: "Kate",
+  email: "kate@example.com",
+  role: "user",
+  image: "https://cdn.example.com/avatars/kate.png",
+};
+
 export const userSchema = z
   .object({
     id: uuid,
@@ -10,16 +18,7 @@ export const userSchema = z
     role: z.enum(roles),
     image: z.string(),
   })
-  .meta({
-    id: "User",
-    example: {
-      id: exampleId,
-      name: "Kate",
-      email: "kate@example.com",
-      role: "user",
-      image: "https://cdn.example.com/avatars/kate.png",
-    },
-  });
+  .meta({ id: "User", example: userExample });
 
 export const sessionSchema = z
   .object({
@@ -34,13 +33,7 @@ export const sessionSchema = z
     id: "Session",
     example: {
       session: { id: "k3v9x2m7q4p8w1n6", userId: exampleId, expiresAt: "2026-11-21T12:05:00.000Z" },
-      user: {
-        id: exampleId,
-        name: "Kate",
-        email: "kate@example.com",
-        role: "user",
-        image: "https://cdn.example.com/avatars/kate.png",
-      },
+      user: userExample,
     },
   });
 

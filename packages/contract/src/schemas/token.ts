@@ -15,6 +15,14 @@ export const createTokenInput = z
   })
   .meta({ id: "CreateTokenInput" });
 
+const tokenExample = {
+  id: exampleId,
+  name: "CI deploy script",
+  createdAt: exampleTime,
+  expiresAt: "2027-02-19T12:00:00.000Z",
+  lastUsedAt: null,
+};
+
 export const apiTokenSchema = z
   .object({
     id: uuid,
@@ -23,16 +31,7 @@ export const apiTokenSchema = z
     expiresAt: timestamp,
     lastUsedAt: timestamp.nullable(),
   })
-  .meta({
-    id: "ApiToken",
-    example: {
-      id: exampleId,
-      name: "CI deploy script",
-      createdAt: exampleTime,
-      expiresAt: "2027-02-19T12:00:00.000Z",
-      lastUsedAt: null,
-    },
-  });
+  .meta({ id: "ApiToken", example: tokenExample });
 
 export const createdTokenSchema = apiTokenSchema
   .extend({
@@ -43,21 +42,12 @@ export const createdTokenSchema = apiTokenSchema
   })
   .meta({
     id: "CreatedToken",
-    example: {
-      id: exampleId,
-      name: "CI deploy script",
-      createdAt: exampleTime,
-      expiresAt: "2027-02-19T12:00:00.000Z",
-      lastUsedAt: null,
-      token: "mcs_2g7kq4v5n6x3b8c9d0f1h2j3k4m5p6q7r8s9t0",
-    },
+    example: { ...tokenExample, token: "mcs_2g7kq4v5n6x3b8c9d0f1h2j3k4m5p6q7r8s9t0" },
   });
 
 export const tokenListInput = z.object({ page: pageParam, limit: limitParam(20) });
 
 export const tokenListSchema = paged(apiTokenSchema).meta({ id: "TokenList" });
 
-export type CreateTokenInput = z.infer<typeof createTokenInput>;
-export type TokenListInput = z.infer<typeof tokenListInput>;
 export type ApiToken = z.infer<typeof apiTokenSchema>;
 export type CreatedToken = z.infer<typeof createdTokenSchema>;

@@ -1,12 +1,8 @@
 import { z } from "zod";
 
 const hosts = new Set(["steamcommunity.com", "www.steamcommunity.com"]);
-const paths = new Set([
-  "/sharedfiles/filedetails/",
-  "/sharedfiles/filedetails",
-  "/workshop/filedetails/",
-  "/workshop/filedetails",
-]);
+/** Item page paths, without their optional trailing slash. */
+const paths = new Set(["/sharedfiles/filedetails", "/workshop/filedetails"]);
 
 /** A Steam Workshop item id as text: decimal digits, at most 20 (Steam's ids are unsigned 64-bit numbers). */
 export const WORKSHOP_ID = /^\d{1,20}$/;
@@ -27,9 +23,8 @@ export function parseWorkshopUrl(input: string): string | null {
   } catch {
     return null;
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
   if (url.username !== "" || url.password !== "" || url.port !== "") return null;
-  if (!hosts.has(url.hostname) || !paths.has(url.pathname)) return null;
+  if (!hosts.has(url.hostname) || !paths.has(url.pathname.replace(/\/$/, ""))) return null;
   const ids = url.searchParams.getAll("id");
   const [id] = ids;
   return ids.length === 1 && id !== undefined && WORKSHOP_ID.test(id) && !id.startsWith("0") ? id : null;
