@@ -4,7 +4,10 @@
  * each row's number, so rows refer to each other without lookups and every run seeds the same data.
  *
  * Skew: five 5,000-mod modpacks; the bench user owns 3,000 modpacks, is a member of 500 more and has
- * 50,000 notifications; modpack sizes, mod popularity and tags follow long tails.
+ * 50,000 notifications; modpack sizes, mod popularity and tags follow long tails. Words cluster as
+ * in real catalogues: "Raven" begins the names of 5 % of the mods and 3 % of the modpacks (a map's
+ * series of add-ons) and appears nowhere else, so its matches sit together in name order; the tag
+ * `Weapons` is on a third of the mods.
  */
 import pg from "pg";
 
@@ -12,14 +15,17 @@ import pg from "pg";
  * `BENCH_SCALE_FACTOR` (default 1) multiplies the catalogue, the modpacks, the users and the
  * notifications but keeps the skew (the big packs, the busy user): 0.1 seeds about the ordinary
  * bench's size, so the same rows at both sizes show what grows with the catalogue.
+ * `BENCH_SCALE_SIZE=mid` seeds the ordinary bench's proportions instead: 10,000 modpacks and
+ * 20,000 mods (the factor 0.1 for everything but the catalogue).
  */
-const factor = Number(process.env.BENCH_SCALE_FACTOR ?? 1);
+const mid = process.env.BENCH_SCALE_SIZE === "mid";
+const factor = mid ? 0.1 : Number(process.env.BENCH_SCALE_FACTOR ?? 1);
 const scaled = (size: number) => Math.round(size * factor);
 
 export const SCALE = {
   users: scaled(200_000),
   modpacks: scaled(100_000),
-  mods: scaled(300_000),
+  mods: mid ? 20_000 : scaled(300_000),
   /** Modpack-mod links, approximately (the per-pack sizes are drawn). */
   modpackMods: scaled(3_000_000),
   notifications: scaled(2_000_000),
@@ -84,13 +90,15 @@ export async function seedScale(client: pg.Client, connectionString: string): Pr
      from generate_series(1, ${n.users}) as i`,
   );
 
-  // Mods: names from a topic list, descriptions with a sentence on generators in about a third,
-  // tags: a build tag, 1-3 popular ones (skewed towards the first) and now and then a rare one.
+  // Mods: names from a topic list (every twentieth begins with "Raven Creek"), descriptions with a
+  // sentence on generators in about a third, tags: a build tag, `Weapons` on every third, 1-2
+  // popular ones (skewed towards the first) and now and then a rare one.
   await timed(
     "mods",
     `insert into mods (id, workshop_id, name, description, avatar_url, platform_mod_ids, map_folders, tags, time_updated, created_at, updated_at)
      select ${idSql(3, "i")}, (2000000000 + i)::text,
-       (array['Better','Extended','Simple','Immersive','Authentic','More','Realistic','Expanded','Brita''s','Tsar''s','KI5''s','True','Advanced','Easy','Improved','Filibuster''s'])[1 + (i * 7) % 16]
+       case when i % 20 = 7 then 'Raven Creek' else
+         (array['Better','Extended','Simple','Immersive','Authentic','More','Realistic','Expanded','Brita''s','Tsar''s','KI5''s','True','Advanced','Easy','Improved','Filibuster''s'])[1 + (i * 7) % 16] end
          || ' ' || topic || case when i % 5 = 0 then ' (Build 42)' else '' end,
        '[h1]' || topic || '[/h1] ' ||
          (array['This mod adds new items and recipes that fit the vanilla style.','Compatible with multiplayer; every client needs the same version.','Works on existing saves, but a new world is recommended for loot changes.','Sandbox options let server owners tune spawn rates and difficulty.','Translations: English, Spanish, Portuguese, Russian, German and French.','Textures were redrawn at twice the vanilla resolution.','Balanced around the default Apocalypse settings.'])[1 + i % 7]
@@ -100,8 +108,9 @@ export async function seedScale(client: pg.Client, connectionString: string): Pr
        array[replace(topic, ' ', '') || i], '{}',
        array_remove(array[
          case when i % 5 < 3 then 'Build 41' else 'Build 42' end,
-         (array['Weapons','Items','Vehicles','Clothing','QoL','Map','Building','Multiplayer','Animals','Audio','Food','Interface','Literature','Models','Textures','Traits','Professions','Medical','Farming','Fishing'])[1 + floor(20 * power(random(), 2))::int],
-         case when random() < 0.5 then (array['Weapons','Items','Vehicles','Clothing','QoL','Map','Building','Multiplayer','Animals','Audio','Food','Interface','Literature','Models','Textures','Traits','Professions','Medical','Farming','Fishing'])[1 + floor(20 * random())::int] end,
+         case when i % 3 = 1 then 'Weapons' end,
+         (array['Tools','Items','Vehicles','Clothing','QoL','Map','Building','Multiplayer','Animals','Audio','Food','Interface','Literature','Models','Textures','Traits','Professions','Medical','Farming','Fishing'])[1 + floor(20 * power(random(), 2))::int],
+         case when random() < 0.5 then (array['Tools','Items','Vehicles','Clothing','QoL','Map','Building','Multiplayer','Animals','Audio','Food','Interface','Literature','Models','Textures','Traits','Professions','Medical','Farming','Fishing'])[1 + floor(20 * random())::int] end,
          case when random() < 0.1 then 'Rare ' || floor(3000 * power(random(), 3))::int end
        ]::text[], null),
        timestamptz '2022-01-01' + (random() * 1400) * interval '1 day',
@@ -110,13 +119,15 @@ export async function seedScale(client: pg.Client, connectionString: string): Pr
        lateral (select (array['Firearms','Vehicles','Hairstyles','Backpacks','Generators','Farming','Fishing','Radio','Medical','Helicopter Events','Lockpicking','Sprinters','Weather','Furniture','Loot Tables','Skill Books','Night Vision','Trailers','Bicycles','Cooking','Knives','Armour','Traps','Water Pumps','Military Gear','Tailoring','Horses','Mechanics','Boats','Barricades'])[1 + (i * 13 + i / 30) % 30] as topic) t`,
   );
 
-  // Modpacks: 80 % public, 5 % archived; the bench user owns packs 1,001-4,000; others skewed owners.
+  // Modpacks: 80 % public, 5 % archived; the bench user owns packs 1,001-4,000; others skewed owners;
+  // every 33rd name begins with "Raven".
   await timed(
     "modpacks",
     `insert into modpacks (id, name, description, avatar_url, platform_url, owner_id, is_public, is_verified, is_active, metadata, created_at, updated_at)
      select ${idSql(2, "i")},
-       (array['Hardcore','Casual','Vanilla+','Brutal','Cozy','Realistic','Lore-friendly','Ultimate','Chill','Tactical','Rusty','Silent','Frozen','Lonely','Rural','Urban'])[1 + (i * 3) % 16]
-         || ' ' || (array['Knox Country','Louisville','Muldraugh','West Point','Riverside','Rosewood','March Ridge','Raven Creek','Ekron','Brandenburg','Irvington','Fort Knox','Valley Station','Echo Creek','Dixie','Fallas Lake','Crossroads Mall','Bedford Falls','Chestown','Grapeseed'])[1 + floor(20 * power(random(), 1.5))::int]
+       case when i % 33 = 5 then 'Raven' else
+         (array['Hardcore','Casual','Vanilla+','Brutal','Cozy','Realistic','Lore-friendly','Ultimate','Chill','Tactical','Rusty','Silent','Frozen','Lonely','Rural','Urban'])[1 + (i * 3) % 16] end
+         || ' ' || (array['Knox Country','Louisville','Muldraugh','West Point','Riverside','Rosewood','March Ridge','Doe Valley','Ekron','Brandenburg','Irvington','Fort Knox','Valley Station','Echo Creek','Dixie','Fallas Lake','Crossroads Mall','Bedford Falls','Chestown','Grapeseed'])[1 + floor(20 * power(random(), 1.5))::int]
          || ' ' || (array['Survival','Roleplay','Server Pack','Collection','Apocalypse','Outbreak','Experience','Overhaul','Run','Community','PvE','PvP','Co-op','Sandbox'])[1 + i % 14],
        case when i % 10 = 0 then null else 'A modpack for ' || (array['small groups of friends','long multiplayer seasons','solo players who want a challenge','roleplay communities'])[1 + i % 4] || ': ' ||
          (array['more firearms and ammunition','a helicopter event every few days','working generators and electricity','hundreds of new vehicles','expanded farming and cooking','huge hordes that migrate at night'])[1 + (i / 7) % 6] || '.' end,

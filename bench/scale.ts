@@ -46,39 +46,68 @@ interface ScaleRow {
   signedIn?: boolean;
   /** Takes `pagination.nextCursor` of this row's first answer and asks for the page after it. */
   cursorOf?: string;
+  /** A search or filter: held to the tighter goal (p50 ≤ 10 ms, p99 ≤ 50 ms). */
+  filter?: boolean;
 }
 
 function rowsFor(seeded: ScaleSeeded): ScaleRow[] {
   const big = seeded.bigModpackId;
+  // Searches and filters on each list, in the list's default sort and in every other one: "raven"
+  // begins the names of 5 % of the mods and 3 % of the modpacks (clustered in name order),
+  // "generator" is in a third of the mods' descriptions, "zzqxj" matches nothing.
+  const search = (id: string, path: string): ScaleRow => ({ id, path, filter: true });
+  const signedIn = (row: ScaleRow): ScaleRow => ({ ...row, signedIn: true });
   return [
     { id: "publicList", path: "/modpacks/public?limit=20" },
     { id: "publicByName", path: "/modpacks/public?limit=20&sortBy=name&sortOrder=asc" },
-    { id: "publicSearch", path: "/modpacks/public?limit=20&search=raven" },
-    { id: "publicSearchNone", path: "/modpacks/public?limit=20&search=zzqxj" },
+    search("publicSearch", "/modpacks/public?limit=20&search=raven"),
+    search("publicSearchUpdated", "/modpacks/public?limit=20&search=raven&sortBy=updatedAt"),
+    search("publicSearchName", "/modpacks/public?limit=20&search=raven&sortBy=name&sortOrder=asc"),
+    search("publicSearchNameDesc", "/modpacks/public?limit=20&search=raven&sortBy=name&sortOrder=desc"),
+    search("publicSearchOldest", "/modpacks/public?limit=20&search=raven&sortOrder=asc"),
+    search("publicSearchWords", "/modpacks/public?limit=20&search=creek%20echo"),
+    search("publicSearchNone", "/modpacks/public?limit=20&search=zzqxj"),
     { id: "publicPage500", path: "/modpacks/public?limit=20&page=500" },
     { id: "publicPage1400", path: "/modpacks/public?limit=20&page=1400" },
     { id: "publicCursor", path: "/modpacks/public?limit=20&page=500", cursorOf: "publicPage500" },
     { id: "modpackGet", path: `/modpacks/${big}`, signedIn: true },
     { id: "bigPackMods", path: `/modpacks/${big}/mods?limit=50`, signedIn: true },
     { id: "bigPackByName", path: `/modpacks/${big}/mods?limit=50&sortBy=name`, signedIn: true },
-    { id: "bigPackTag", path: `/modpacks/${big}/mods?limit=50&tags=Weapons`, signedIn: true },
-    { id: "bigPackSearch", path: `/modpacks/${big}/mods?limit=50&search=generator`, signedIn: true },
+    signedIn(search("bigPackTag", `/modpacks/${big}/mods?limit=50&tags=Weapons`)),
+    signedIn(search("bigPackSearch", `/modpacks/${big}/mods?limit=50&search=generator`)),
+    signedIn(search("bigPackSearchRaven", `/modpacks/${big}/mods?limit=50&search=raven`)),
+    signedIn(search("bigPackSearchName", `/modpacks/${big}/mods?limit=50&search=raven&sortBy=name`)),
+    signedIn(search("bigPackSearchUpdated", `/modpacks/${big}/mods?limit=50&search=raven&sortBy=updatedAt`)),
+    signedIn(search("bigPackSearchNone", `/modpacks/${big}/mods?limit=50&search=zzqxj`)),
     { id: "bigPackPage50", path: `/modpacks/${big}/mods?limit=50&page=50`, signedIn: true },
     { id: "mods", path: "/mods" },
-    { id: "modsSearchRaven", path: "/mods?search=raven" },
-    { id: "modsSearchNone", path: "/mods?search=zzqxj" },
-    { id: "modsSearchGenerator", path: "/mods?search=generator" },
-    { id: "modsTag", path: "/mods?tags=Weapons" },
-    { id: "modsRareTag", path: "/mods?tags=Rare%2017" },
+    search("modsSearchRaven", "/mods?search=raven"),
+    search("modsSearchRavenDesc", "/mods?search=raven&sortOrder=desc"),
+    search("modsSearchRavenCreated", "/mods?search=raven&sortBy=createdAt"),
+    search("modsSearchRavenUpdated", "/mods?search=raven&sortBy=updatedAt&sortOrder=desc"),
+    search("modsSearchWords", "/mods?search=generators%20raven%20creek"),
+    search("modsSearchNone", "/mods?search=zzqxj"),
+    search("modsSearchGenerator", "/mods?search=generator"),
+    search("modsSearchGeneratorUpdated", "/mods?search=generator&sortBy=updatedAt&sortOrder=desc"),
+    search("modsSearchWorkshopId", "/mods?search=2000000042"),
+    search("modsTag", "/mods?tags=Weapons"),
+    search("modsTagCreated", "/mods?tags=Weapons&sortBy=createdAt"),
+    search("modsTagUpdated", "/mods?tags=Weapons&sortBy=updatedAt&sortOrder=desc"),
+    search("modsRareTag", "/mods?tags=Rare%2017"),
     { id: "modsByUpdated", path: "/mods?sortBy=updatedAt&sortOrder=desc" },
     { id: "modsPage500", path: "/mods?page=500" },
     { id: "modsPage5000", path: "/mods?page=5000" },
     { id: "modsCursor", path: "/mods?page=500", cursorOf: "modsPage500" },
     { id: "modsInPack", path: `/mods?modpackId=${big}`, signedIn: true },
+    signedIn(search("modsInPackSearch", `/mods?modpackId=${big}&search=raven`)),
+    signedIn(search("modsInPackSearchCreated", `/mods?modpackId=${big}&search=raven&sortBy=createdAt`)),
     { id: "modGet", path: `/mods/${seeded.modId}` },
     { id: "tags", path: "/mods/tags" },
     { id: "mine", path: "/modpacks/my", signedIn: true },
-    { id: "mineSearch", path: "/modpacks/my?search=raven", signedIn: true },
+    signedIn(search("mineSearch", "/modpacks/my?search=raven")),
+    signedIn(search("mineSearchUpdated", "/modpacks/my?search=raven&sortBy=updatedAt")),
+    signedIn(search("mineSearchName", "/modpacks/my?search=raven&sortBy=name&sortOrder=asc")),
+    { id: "minePage250", path: "/modpacks/my?page=250", signedIn: true },
     { id: "notifications", path: "/notifications", signedIn: true },
     { id: "notificationsUnread", path: "/notifications?unreadOnly=true", signedIn: true },
     { id: "adminStats", path: "/admin/stats", signedIn: true },
@@ -86,6 +115,9 @@ function rowsFor(seeded: ScaleSeeded): ScaleRow[] {
     { id: "adminUsersSearch", path: "/admin/users?search=kate", signedIn: true },
   ];
 }
+
+/** Searches and filters: p50 ≤ 10 ms and p99 ≤ 50 ms; the other reads p50 ≤ 20 ms and p99 ≤ 100 ms. */
+const passes = (row: Measured) => (row.filter ? row.p50 <= 10 && row.p99 <= 50 : row.p50 <= 20 && row.p99 <= 100);
 
 interface Measured {
   id: string;
@@ -98,6 +130,7 @@ interface Measured {
   rps: number;
   errors: number;
   statements: number;
+  filter: boolean;
 }
 
 const databaseName = env.BENCH_SCALE_DATABASE ?? `mcs_scale_${stamp.slice(0, 19).replace(/-/g, "").replace("T", "_")}`;
@@ -220,6 +253,7 @@ try {
       rps: loaded.rps,
       errors: loaded.errors,
       statements: statements.length,
+      filter: row.filter === true,
     };
     results.push(measured);
     log(
@@ -239,7 +273,7 @@ try {
       row.p50.toFixed(1),
       row.p99.toFixed(1),
       row.rps.toFixed(0),
-      row.status >= 500 ? "FAIL" : row.p50 <= 20 && row.p99 <= 100 ? "PASS" : "FAIL",
+      row.status >= 500 ? "FAIL" : passes(row) ? "PASS" : "FAIL",
     ]),
   ];
   log("");

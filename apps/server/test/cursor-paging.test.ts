@@ -286,6 +286,41 @@ describe("bounds and refusals", () => {
   });
 });
 
+describe("a search of more than 1,000 matches, in every sort", () => {
+  /** The matches' ids in the order the list must answer them, straight from the table. */
+  async function expected(orderBy: string): Promise<string[]> {
+    const { rows } = await sql<{ id: string }>`
+      select id from mods where name like 'Manymods %' order by ${sql.raw(orderBy)}
+    `.execute(service.runtime.database.db);
+    return rows.map((row) => row.id);
+  }
+
+  it.each([
+    ["sortBy=name&sortOrder=asc", "name asc, id asc"],
+    ["sortBy=name&sortOrder=desc", "name desc, id desc"],
+    ["sortBy=createdAt&sortOrder=desc", "created_at desc, id desc"],
+  ])(
+    "walks all of them in order by cursor (%s), whether they lead the sort order or follow 1,100 others",
+    async (sort, orderBy) => {
+      // Rows that sort before and after the matches and match nothing: a page of matches then lies
+      // beyond the rows the sort index is walked through, for at least one direction.
+      if (!(await get("/mods?search=Aaafiller&limit=1")).json().data.length) {
+        await sql`
+        insert into mods (workshop_id, name, description, created_at)
+        select (8100000 + i)::text, 'Aaafiller ' || i, 'not a match', now() + interval '1 day'
+        from generate_series(1, 1100) as i
+      `.execute(service.runtime.database.db);
+        await sql`analyze mods`.execute(service.runtime.database.db);
+      }
+      const seen = await walk(`/mods?search=manymods&limit=100&${sort}`, async () => {});
+      expect(seen).toEqual(await expected(orderBy));
+      const page3 = (await get(`/mods?search=manymods&limit=100&page=3&${sort}`)).json() as Page;
+      expect(page3.data.map((row) => row.id)).toEqual((await expected(orderBy)).slice(200, 300));
+      expect(page3.pagination.totalExact).toBe(false);
+    },
+  );
+});
+
 describe("a cursor this service did not make for the list, as it is", () => {
   /**
    * Each list that answers cursors: a first page of one row (of two or more), who reads it, and

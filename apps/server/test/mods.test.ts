@@ -467,13 +467,27 @@ describe("query count of GET /mods", () => {
     await service.runtime.jobs.stop({ graceful: true });
   });
 
-  it("sends two statements whatever the page size: a count that stops at 1,001 rows, the page", async () => {
+  it("answers a search of up to 1,000 matches in one statement, its page and its exact count", async () => {
     const small = await statementsOf(service, () => get("/mods?search=Bulk&limit=5"));
     const large = await statementsOf(service, () => get("/mods?search=Bulk&limit=50&tags=bulk&sortBy=updatedAt"));
     expect(small.result.json().data).toHaveLength(5);
+    expect(small.result.json().pagination).toMatchObject({ total: 60, totalExact: true });
     expect(large.result.json().data).toHaveLength(50);
-    expect(small.statements).toHaveLength(2);
-    expect(large.statements).toHaveLength(2);
+    expect(large.result.json().pagination).toMatchObject({ total: 60, totalExact: true });
+    expect(small.statements).toHaveLength(1);
+    expect(large.statements).toHaveLength(1);
     console.info(`GET /mods statements: 5-mod page ${small.statements.length}, 50-mod page ${large.statements.length}`);
+  });
+
+  it("counts only when the page cannot tell the total: a first page shorter than the limit can", async () => {
+    const full = await statementsOf(service, () => get("/mods?limit=5"));
+    expect(full.result.json().data).toHaveLength(5);
+    expect(full.statements).toHaveLength(2);
+    expect(full.statements[1]).toMatch(/count\(\*\)/);
+    const short = await statementsOf(service, () => get("/mods?limit=100"));
+    const { data, pagination } = short.result.json();
+    expect(data.length).toBeLessThan(100);
+    expect(pagination).toMatchObject({ total: data.length, totalExact: true, nextCursor: null });
+    expect(short.statements).toHaveLength(1);
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import {
   CamelCasePlugin,
   type DatabaseConnection,
@@ -107,8 +108,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     if (isNew && options.template && existsSync(options.template)) {
       extract({ file: options.template, cwd: dataDir, preserveOwner: false, sync: true, maxReadSize: 256 * 1024 });
     }
-    // pg_trgm backs the search indexes of migration 0002.
-    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams: embeddedStartParams });
+    // pg_trgm backs the search index and unaccent the accent-blind search text (migration 0012).
+    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent }, startParams: embeddedStartParams });
   } catch (error) {
     await lock?.release();
     throw error;

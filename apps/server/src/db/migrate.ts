@@ -12,13 +12,23 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<MigrationResult
     db,
     provider: { getMigrations: async () => migrations },
   });
-  const result = await migrator.migrateToLatest();
-  if (result.error) {
-    const failed = result.results?.find((item) => item.status === "Error");
-    const cause = result.error instanceof Error ? result.error : new Error(String(result.error));
-    throw new Error(`Migration ${failed?.migrationName ?? "(unknown)"} failed: ${cause.message}`, { cause });
+  // One migration at a time, each in its own transaction with its record in kysely_migration,
+  // except those that must run outside one (`transactional: false`, e.g. `create index
+  // concurrently`): they run statement by statement on the migrator's connection.
+  const results: NonNullable<MigrationResultSet["results"]>[number][] = [];
+  for (;;) {
+    const pending = (await migrator.getMigrations()).find((migration) => migration.executedAt === undefined);
+    if (!pending) return { results };
+    const transactional = migrations[pending.name]?.transactional !== false;
+    const result = await migrator.migrateUp({ disableTransactions: !transactional });
+    results.push(...(result.results ?? []));
+    if (result.error) {
+      const failed = result.results?.find((item) => item.status === "Error");
+      const cause = result.error instanceof Error ? result.error : new Error(String(result.error));
+      throw new Error(`Migration ${failed?.migrationName ?? "(unknown)"} failed: ${cause.message}`, { cause });
+    }
+    if (!result.results?.length) return { results };
   }
-  return result;
 }
 
 /** Migrations are never removed once they land, so every name present means nothing to do. */

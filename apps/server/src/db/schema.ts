@@ -7,6 +7,9 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T> = ColumnType<T, string | undefined, string>;
 
+/** Written by a trigger only, never by the service. */
+type SearchText = ColumnType<string | null, never, never>;
+
 export interface UsersTable {
   id: Generated<string>;
   name: string;
@@ -57,6 +60,8 @@ export interface ModpacksTable {
   updatedAt: Timestamp;
   /** Moves (by triggers) whenever anything a modpack read answers changes: the HTTP validator. */
   version: Generated<string>;
+  /** What search reads: name and description, normalised (migration 0012). Kept by a trigger. */
+  searchText: SearchText;
 }
 
 export interface ModpackMembersTable {
@@ -102,6 +107,8 @@ export interface ModsTable {
   updatedAt: Timestamp;
   /** Moves (by a trigger) whenever the row changes: the HTTP validator of a mod read. */
   version: Generated<string>;
+  /** What search reads: name, description and workshop id, normalised (migration 0012). Kept by a trigger. */
+  searchText: SearchText;
 }
 
 export interface ModpackModsTable {

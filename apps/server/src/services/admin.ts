@@ -47,7 +47,7 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
           : db.selectFrom("users"),
         sort: { column: "users.createdAt", type: "timestamptz", order: "desc", id: "users.id" },
         count: "bounded",
-        smallSetById: "users",
+        smallSet: pattern !== undefined,
         columns: (rows) => rows.selectAll("users"),
         // Counted for the page's users only.
         completePage: (page) => page.select(modpackCount("page.id")),

@@ -85,7 +85,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
         // The modpack's size is bounded by the modpack: exact. A search within it counts exactly up
         // to 1,000 matches and then estimates, as the catalogue does: an exact count checks every
         // one of a large modpack's mods for the word.
-        count: search ? ("bounded" as const) : ("exact" as const),
+        ...(search ? { count: "bounded" as const, smallSet: true } : { count: "exact" as const }),
         sort,
         toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };

@@ -17,7 +17,7 @@ import type { Db } from "../db/database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
 import { notify } from "./notifications.js";
-import { likePattern, listPage, rowsByIds } from "./paging.js";
+import { listPage, rowsByIds, searchTextCondition } from "./paging.js";
 
 export function toModpackSummary(row: ModpackRow): ModpackSummary {
   return {
@@ -119,7 +119,7 @@ export function readableBy(
   };
 }
 
-/** A page of modpacks in the request's sort; `search` matches the name or the description. */
+/** A page of modpacks in the request's sort; every word of `search` is in the name or the description. */
 function listModpacks(
   db: Db,
   list: string,
@@ -128,15 +128,12 @@ function listModpacks(
   count: "bounded" | "withPage",
 ) {
   const { search, sortBy, sortOrder } = input;
-  const pattern = search ? likePattern(search) : undefined;
+  type Modpacks = typeof matching;
+  const filter = (rows: Modpacks) => rows.where(searchTextCondition("modpacks.searchText", search ?? ""));
   return listPage(db, input, {
     list,
     filters: { search, includeArchived: input.includeArchived },
-    rows: pattern
-      ? matching.where((eb) =>
-          eb.or([eb("modpacks.name", "ilike", pattern), eb("modpacks.description", "ilike", pattern)]),
-        )
-      : matching,
+    rows: search ? filter(matching) : matching,
     sort: {
       column: `modpacks.${sortBy}`,
       type: sortBy === "name" ? "text" : "timestamptz",
@@ -144,8 +141,11 @@ function listModpacks(
       id: "modpacks.id",
     },
     count,
-    // The public list grows with the catalogue; one user's modpacks are already read by id.
-    ...(count === "bounded" ? { smallSetById: "modpacks" as const } : {}),
+    // The public list grows with the catalogue: a search's matches are read from the trigram index,
+    // sorted and counted in one statement while they are few, and a larger set walks the sort index
+    // a bounded distance, else sorts its matches. One user's modpacks are one small set already.
+    ...(count === "bounded" &&
+      search && { smallSet: true, sortWalk: { table: "modpacks" as const, from: matching, filter } }),
     columns: (rows) => rows.selectAll("modpacks"),
     toItem: toModpackSummary,
   });

@@ -8,7 +8,7 @@ import { inLockOrder } from "./lock-order.js";
 import { notifyNewErrors } from "./modpack-check.js";
 import { readableBy } from "./modpacks.js";
 import { buildModIdsOf } from "./pack-mods.js";
-import { type AnySelect, likePattern, listPage, rowsByIds } from "./paging.js";
+import { type AnySelect, listPage, rowsByIds, searchTextCondition } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
 import { inFlightCounter } from "./user-limits.js";
@@ -150,10 +150,14 @@ export async function resolveModReference(
   return { mod, created: false };
 }
 
-/** Name, description, workshop id (case-insensitive substring) or an exact in-game id. */
+/**
+ * Every word in the name, description or workshop id (substrings, ignoring case and accents: see
+ * `searchTextCondition`), or the search is exactly an in-game id, or a workshop id or URL.
+ */
 export function modSearchCondition(search: string): RawBuilder<SqlBool> {
-  const pattern = likePattern(search);
-  return sql<SqlBool>`(${sql.ref("mods.name")} ilike ${pattern} or ${sql.ref("mods.description")} ilike ${pattern} or ${sql.ref("mods.workshopId")} ilike ${pattern} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[])`;
+  const workshopId = workshopIdOf(search);
+  const exactWorkshopId = workshopId === null ? sql`` : sql` or ${sql.ref("mods.workshopId")} = ${workshopId}`;
+  return sql<SqlBool>`(${searchTextCondition("mods.searchText", search)} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[]${exactWorkshopId})`;
 }
 
 /**
@@ -239,7 +243,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           filters: { search, tags, modpackId },
           rows: links,
           sort: { column: "link.modName", cursorName: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
-          count: search ? "bounded" : "exact",
+          ...(search ? { count: "bounded" as const, smallSet: true } : { count: "exact" as const }),
           columns: (rows) => rows.select("link.modId"),
           completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
@@ -250,37 +254,53 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         return result;
       }
       const catalogue = db.selectFrom("mods");
-      let matching = modpackId
-        ? rowsByIds<typeof catalogue>(
-            db,
-            "mods",
-            db
-              .selectFrom("modpackMods")
-              .select("modpackMods.modId as id")
-              .where("modpackMods.modpackId", "=", modpackId)
-              .where("modpackMods.modpackId", "in", readable(modpackId))
-              .where("modpackMods.isActive", "=", true),
-          )
-        : catalogue;
-      if (search) matching = matching.where(modSearchCondition(search));
-      if (tags.length > 0) matching = matching.where(modTagsCondition(tags));
-      const result = await listPage(db, input, {
+      type Catalogue = typeof catalogue;
+      const filter = (rows: Catalogue) =>
+        rows
+          .$if(Boolean(search), (query) => query.where(modSearchCondition(search ?? "")))
+          .$if(tags.length > 0, (query) => query.where(modTagsCondition(tags)));
+      const filtered = Boolean(search) || tags.length > 0;
+      const sort = {
+        column: modSortColumns[sortBy],
+        type: sortBy === "name" ? ("text" as const) : ("timestamptz" as const),
+        order: sortOrder,
+        id: "mods.id",
+      };
+      const common = {
         list: "mods",
         filters: { search, tags, modpackId },
-        rows: matching,
-        sort: {
-          column: modSortColumns[sortBy],
-          type: sortBy === "name" ? "text" : "timestamptz",
-          order: sortOrder,
-          id: "mods.id",
-        },
-        // One modpack's mods are counted exactly, a search among them as the modpack's own list
-        // counts it (exactly up to 1,000 matches, then estimated), like the catalogue.
-        ...(modpackId
-          ? { count: search ? ("bounded" as const) : ("exact" as const) }
-          : { count: "bounded" as const, smallSetById: "mods" as const }),
-        columns: (rows) => rows.selectAll("mods"),
+        sort,
+        columns: (rows: Catalogue) => rows.selectAll("mods"),
         toItem: toMod,
+      };
+      if (!modpackId) {
+        // The catalogue: a filter's matches are read from its indexes, sorted and counted in one
+        // statement while they are few; a larger set walks the sort index a bounded distance and
+        // otherwise sorts the matches (listPage's `smallSet` and `sortWalk`).
+        return listPage(db, input, {
+          ...common,
+          rows: filter(catalogue),
+          count: "bounded",
+          ...(filtered && { smallSet: true, sortWalk: { table: "mods" as const, from: catalogue, filter } }),
+        });
+      }
+      // One modpack's mods are counted exactly, a search among them as the modpack's own list
+      // counts it (exactly up to 1,000 matches, then estimated), like the catalogue. A search joins
+      // the catalogue freely, so the planner finds the matches from the trigram index or from the
+      // modpack's links, whichever is cheaper (see modpack-mods.ts); otherwise each link's row is
+      // read by primary key.
+      const links = db
+        .selectFrom("modpackMods")
+        .where("modpackMods.modpackId", "=", modpackId)
+        .where("modpackMods.modpackId", "in", readable(modpackId))
+        .where("modpackMods.isActive", "=", true);
+      const inModpack = search
+        ? (links.innerJoin("mods", "mods.id", "modpackMods.modId") as unknown as Catalogue)
+        : rowsByIds<Catalogue>(db, "mods", links.select("modpackMods.modId as id"));
+      const result = await listPage(db, input, {
+        ...common,
+        rows: filter(inModpack),
+        ...(search ? { count: "bounded" as const, smallSet: true } : { count: "exact" as const }),
       });
       // Tell an empty modpack from one the caller may not read.
       if (modpackId && result.pagination.total === 0 && !(await readable(modpackId).executeTakeFirst())) {

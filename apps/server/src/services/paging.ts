@@ -9,6 +9,51 @@ export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
+/** The fewest characters a term needs for the trigram index to find it. */
+const TRIGRAM = 3;
+
+/**
+ * The terms of a search: its words (what whitespace separates), each once, in any order. A word
+ * shorter than a trigram is too unspecific alone and no index can find it: it stays with the word
+ * before it, as typed (`mod 1`), or the word after it when it comes first.
+ */
+export function searchTerms(search: string): string[] {
+  const words = search.split(/\s+/u).filter((word) => word.length > 0);
+  const terms: string[] = [];
+  let pending = "";
+  for (const word of words) {
+    const short = [...word].length < TRIGRAM;
+    if (short && terms.length > 0) terms[terms.length - 1] += ` ${word}`;
+    else if (short) pending = pending ? `${pending} ${word}` : word;
+    else {
+      terms.push(pending ? `${pending} ${word}` : word);
+      pending = "";
+    }
+  }
+  if (pending) terms.push(pending);
+  return [...new Set(terms)];
+}
+
+/**
+ * Every term of `search` (see `searchTerms`) is somewhere in a row's `search_text` (migration 0012:
+ * name, description and, for mods, the workshop id, lower-cased and without accents), in any
+ * order. The terms are normalised the same way, by the same function, once per statement (an
+ * immutable function of a constant), and matched as substrings with `like`, which the trigram
+ * index answers. A search of short words alone is only a filter (`strpos`: no index can help).
+ */
+export function searchTextCondition(column: "mods.searchText" | "modpacks.searchText", search: string) {
+  const terms = searchTerms(search);
+  if (terms.length === 0) return sql<SqlBool>`true`;
+  return sql<SqlBool>`(${sql.join(
+    terms.map((term) =>
+      [...term].length >= TRIGRAM
+        ? sql`${sql.ref(column)} like '%' || search_normalize(${likePattern(term).slice(1, -1)}) || '%'`
+        : sql`strpos(${sql.ref(column)}, search_normalize(${term})) > 0`,
+    ),
+    sql` and `,
+  )})`;
+}
+
 /** Counts above this are the planner's estimate (`totalExact: false`), not an exact count. */
 const EXACT_COUNT_LIMIT = 1_000;
 
@@ -97,25 +142,42 @@ function decodeCursor(cursor: string, cursorKey: string, type: SortType): Positi
   return { value, id };
 }
 
+/** The planner's estimate of the rows a query matches, at least EXACT_COUNT_LIMIT + 1. */
+async function estimatedCount(db: Db, rows: AnySelect): Promise<number> {
+  const { sql: text, parameters } = rows.select(sql.lit(1).as("one")).compile();
+  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
+    CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]),
+  );
+  const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
+  return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate));
+}
+
 /**
  * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
  * there), above it the planner's estimate of the query's rows (at least the limit + 1).
  */
 async function boundedCount(db: Db, rows: AnySelect): Promise<{ total: number; exact: boolean }> {
-  const matching = rows.select(sql.lit(1).as("one"));
   const [bounded] = await db
-    .selectFrom(matching.limit(EXACT_COUNT_LIMIT + 1).as("matching"))
+    .selectFrom(
+      rows
+        .select(sql.lit(1).as("one"))
+        .limit(EXACT_COUNT_LIMIT + 1)
+        .as("matching"),
+    )
     .select(sql<number>`count(*)::int`.as("count"))
     .execute();
   const count = Number(bounded?.count ?? 0);
   if (count <= EXACT_COUNT_LIMIT) return { total: count, exact: true };
-  const { sql: text, parameters } = matching.compile();
-  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
-    CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]),
-  );
-  const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
-  return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate)), exact: false };
+  return { total: await estimatedCount(db, rows), exact: false };
 }
+
+/**
+ * How many rows of the sort order a large match set's page walks, at least, before it reads every
+ * match instead (see `sortWalk`): about the rows the small-set read has just read, so a failed walk
+ * at most doubles that work. A page further down walks proportionally further.
+ */
+const WALK_ROWS = EXACT_COUNT_LIMIT;
+const WALK_ROWS_PER_ROW = 20;
 
 /** What a list request asks for: a page (with a cursor it only labels the answer), its size, a cursor. */
 export interface PageRequest {
@@ -138,20 +200,32 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    */
   sort: { column: string; cursorName?: string; type: SortType; order: "asc" | "desc"; id: string };
   /**
-   * How the total is counted. `bounded`: exactly up to EXACT_COUNT_LIMIT, the planner's estimate
-   * above (`totalExact: false`), for sets that grow with the catalogue. `exact`: `count(*)`, for a
-   * set bounded by its owner (one user's modpacks, one modpack's mods). `withPage`:
-   * `count(*) over ()` in the page's own statement, for a small set read in one statement. The
-   * first two count before the page is read, and an empty list reads no page.
+   * How the total is counted when the page alone cannot say it (a first page shorter than the
+   * limit says it: then nothing more is sent). `bounded`: exactly up to EXACT_COUNT_LIMIT, the
+   * planner's estimate above (`totalExact: false`), for sets that grow with the catalogue. `exact`:
+   * `count(*)`, for a set bounded by its owner (one user's modpacks, one modpack's mods).
+   * `withPage`: `count(*) over ()` in the page's own statement, for a small set read in one
+   * statement.
    */
   count: "bounded" | "exact" | "withPage";
   /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
   countRows?: AnySelect;
   /**
-   * A small match set (counted exactly, at most EXACT_COUNT_LIMIT rows) is read by primary key from
-   * this table and sorted in memory, instead of walking the sort index and filtering every row.
+   * For a filtered `bounded` list: the first statement reads the matches in whatever order their
+   * indexes give them, stops past EXACT_COUNT_LIMIT, and sorts them in memory: a set that small is
+   * then paged and counted exactly in that one statement, however its matches lie in the sort
+   * order. Only a larger set reads a page again (see `sortWalk`) and estimates its total.
    */
-  smallSetById?: "mods" | "modpacks" | "users";
+  smallSet?: boolean;
+  /**
+   * A large match set of a list that grows with the catalogue: its unfiltered rows (`from`, named
+   * `table`) and its filter. Its page walks the sort index through a bounded number of rows
+   * (WALK_ROWS_PER_ROW per row wanted, at least WALK_ROWS), which finds a page of matches spread
+   * through the sort order; when they cluster further down, it reads every match's id and sort
+   * value from the filter's own indexes and sorts those instead, so no page walks far through rows
+   * that do not match. Both in one statement: the second is only run when the first fell short.
+   */
+  sortWalk?: { table: "mods" | "modpacks"; from: Q; filter: (rows: Q) => Q };
   /** False for a list without cursors: no `cursor`, no `nextCursor` or `totalExact` in the answer. */
   cursors?: boolean;
   toItem: (row: Row) => Item;
@@ -174,7 +248,7 @@ type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
       }
   );
 
-/** Columns the page statement adds to each row: the cursor's sort value and id, the count of `withPage`. */
+/** Columns the page statement adds to each row: the cursor's sort value and id, the counts. */
 interface PageKeys {
   sortValue: string;
   cursorId: string;
@@ -183,10 +257,11 @@ interface PageKeys {
 
 /**
  * One page of a list and its pagination, the one way every list is paged: `rows` filters once; the
- * total is counted the way `count` says; the page is read at the cursor's position (keyset: rows
- * after the last one the previous page answered, in `(sort column, id)` order, stable while rows
- * are added) or at `(page - 1) × limit` (`page × limit` bounded by MAX_PAGE_DEPTH), and one row
- * past the page tells whether there is a next one (`nextCursor`).
+ * page is read at the cursor's position (keyset: rows after the last one the previous page
+ * answered, in `(sort column, id)` order, stable while rows are added) or at `(page - 1) × limit`
+ * (`page × limit` bounded by MAX_PAGE_DEPTH), and one row past the page tells whether there is a
+ * next one (`nextCursor`). The total is counted the way `count` says, only when the page has not
+ * already told it.
  */
 export async function listPage<Q extends AnySelect, Row, Item>(
   db: Db,
@@ -204,58 +279,157 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   }
   const cursorKey = `${spec.list}.${spec.sort.cursorName ?? column}.${order}.${digest(spec.filters)}`;
   const position = cursor === undefined ? undefined : decodeCursor(cursor, cursorKey, type);
+  const offset = position ? 0 : (page - 1) * limit;
   const countExactly = async () => {
     const [counted] = await (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count")).execute();
     return Number(counted?.count ?? 0);
   };
-  const pagination = (total: number, exact: boolean, next: PageKeys | undefined) => ({
-    page,
-    limit,
-    total,
-    totalPages: Math.ceil(total / limit),
-    ...(keyset && {
-      totalExact: exact,
-      nextCursor: next ? encodeCursor(cursorKey, { value: next.sortValue, id: next.cursorId }) : null,
-    }),
-  });
+  const answer = (found: (Row & PageKeys)[], total: number, exact: boolean): Paged<Item> => {
+    const next = found.length > limit ? found[limit - 1] : undefined;
+    return {
+      // Each `toItem` picks its fields by name, so the page keys on a row go no further.
+      data: found.slice(0, limit).map((row) => spec.toItem(row)),
+      pagination: {
+        page,
+        limit,
+        total,
+        totalPages: Math.ceil(total / limit),
+        ...(keyset && {
+          totalExact: exact,
+          nextCursor: next ? encodeCursor(cursorKey, { value: next.sortValue, id: next.cursorId }) : null,
+        }),
+      },
+    };
+  };
 
-  // A window count over rows after a position would count only those: past a cursor it counts apart.
-  const withPage = spec.count === "withPage" && !position;
-  let total = 0;
-  let exact = true;
-  if (spec.count === "bounded") ({ total, exact } = await boundedCount(db, spec.rows));
-  else if (!withPage) total = await countExactly();
-  if (!withPage && total === 0) return { data: [], pagination: pagination(0, true, undefined) };
-
-  const byId = spec.smallSetById && !withPage && exact && total <= EXACT_COUNT_LIMIT ? spec.smallSetById : undefined;
-  let rows = byId ? rowsByIds<Q>(db, byId, spec.rows.select(sql.ref(`${byId}.id`).as("id"))) : spec.rows;
-  if (position) {
-    // `(column, id) > (value, id)` ascending, `<` descending; the value cast back to the column's type.
-    const after = sql<SqlBool>`(${sql.ref(column)}, ${sql.ref(id)}) ${sql.raw(order === "asc" ? ">" : "<")} (${position.value}::${sql.raw(type)}, ${position.id}::uuid)`;
-    rows = rows.where(after) as Q;
-  }
+  // `(column, id) > (value, id)` ascending, `<` descending; the value cast back to the column's type.
+  const after = (sortColumn: string, idColumn: string) =>
+    sql<SqlBool>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(order === "asc" ? ">" : "<")} (${position?.value}::${sql.raw(type)}, ${position?.id}::uuid)`;
   // The sort value as text for the next cursor; a timestamp in UTC with its microseconds.
   const sortValue =
     type === "text"
       ? sql<string>`${sql.ref(column)}::text`
       : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-  let pageRows: AnySelect = spec
-    .columns(rows)
-    .select([sortValue.as("sortValue"), sql.ref<string>(id).as("cursorId")])
-    .$if(withPage, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
-    .orderBy(sql.ref(column), order)
-    .orderBy(sql.ref(id), order)
-    .limit(limit + 1)
-    .offset(position ? 0 : (page - 1) * limit);
-  if (spec.completePage) {
-    const cut = db.selectFrom(pageRows.select(sql.ref(column).as("pageSort")).as("page")).selectAll("page");
-    pageRows = spec.completePage(cut).orderBy(sql.ref("page.pageSort"), order).orderBy(sql.ref("page.cursorId"), order);
-  }
-  const found = (await pageRows.execute()) as (Row & PageKeys)[];
-  if (withPage) total = found[0] ? Number(found[0].fullCount) : page > 1 ? await countExactly() : 0;
-  return {
-    // Each `toItem` picks its fields by name, so the page keys on a row go no further.
-    data: found.slice(0, limit).map((row) => spec.toItem(row)),
-    pagination: pagination(total, exact, found.length > limit ? found[limit - 1] : undefined),
+  const keyed = (rows: Q) => spec.columns(rows).select([sortValue.as("sortValue"), sql.ref<string>(id).as("cursorId")]);
+  /** The page cut from `cut` (rows with `pageSort` and `cursorId`), its rows completed. */
+  const completed = (cut: AnySelect): Promise<(Row & PageKeys)[]> => {
+    const pageRows = spec.completePage
+      ? spec
+          .completePage(db.selectFrom(cut.as("page")).selectAll("page"))
+          .orderBy(sql.ref("page.pageSort"), order)
+          .orderBy(sql.ref("page.cursorId"), order)
+      : cut;
+    return pageRows.execute() as Promise<(Row & PageKeys)[]>;
   };
+  /** The page as the planner finds it best: along the sort order, or all matches sorted. */
+  const readPage = (withCount: boolean) =>
+    completed(
+      keyed(position ? (spec.rows.where(after(column, id)) as Q) : spec.rows)
+        .$if(withCount, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+        .select(sql.ref(column).as("pageSort"))
+        .orderBy(sql.ref(column), order)
+        .orderBy(sql.ref(id), order)
+        .limit(limit + 1)
+        .offset(offset),
+    );
+  /** What the page alone says of the total: a page with no row past it, that is not past the end. */
+  const totalOfPage = (found: unknown[]) =>
+    !position && found.length <= limit && (found.length > 0 || offset === 0) ? offset + found.length : undefined;
+
+  if (spec.count === "withPage") {
+    // A window count over rows after a position would count only those: past a cursor it counts apart.
+    const found = await readPage(!position);
+    const first = found[0];
+    const total = first && !position ? Number(first.fullCount) : (totalOfPage(found) ?? (await countExactly()));
+    return answer(found, total, true);
+  }
+
+  if (spec.count === "bounded" && spec.smallSet) {
+    // The matches up to one past the exact-count limit, in the order their indexes give them,
+    // counted by a window over them; the page is cut after the count, at the position.
+    const matched = db
+      .selectFrom(
+        keyed(spec.rows)
+          .select(sql.ref(column).as("pageSort"))
+          .limit(EXACT_COUNT_LIMIT + 1)
+          .as("matched"),
+      )
+      .selectAll("matched")
+      .select(sql<number>`count(*) over ()`.as("fullCount"));
+    const found = await completed(
+      db
+        .selectFrom(matched.as("page"))
+        .selectAll("page")
+        .$if(position !== undefined, (query) => query.where(after("page.pageSort", "page.cursorId")))
+        .orderBy(sql.ref("page.pageSort"), order)
+        .orderBy(sql.ref("page.cursorId"), order)
+        .limit(limit + 1)
+        .offset(offset),
+    );
+    const first = found[0];
+    if (first && Number(first.fullCount) <= EXACT_COUNT_LIMIT) return answer(found, Number(first.fullCount), true);
+    if (!first) {
+      if (!position && offset === 0) return answer([], 0, true);
+      // Nothing at this position or offset: the set may be small and past its end, or large.
+      const counted = await boundedCount(db, spec.rows);
+      if (counted.exact) return answer([], counted.total, true);
+    }
+    const [large, total] = await Promise.all([
+      spec.sortWalk ? readWalk(spec.sortWalk) : readPage(false),
+      estimatedCount(db, spec.rows),
+    ]);
+    return answer(large, total, false);
+  }
+
+  const found = await readPage(false);
+  const known = totalOfPage(found);
+  if (known !== undefined) return answer(found, known, true);
+  if (spec.count === "bounded") {
+    const { total, exact } = await boundedCount(db, spec.rows);
+    return answer(found, total, exact);
+  }
+  return answer(found, await countExactly(), true);
+
+  /**
+   * A large match set's page (see `sortWalk`): the matches among the first rows of the sort order,
+   * from the position on; when they are fewer than the rows wanted, every match's id and sort
+   * value instead, sorted. Then the page's rows by primary key.
+   */
+  function readWalk(walk: NonNullable<ListCommon<Q, Row, Item>["sortWalk"]>) {
+    const wanted = offset + limit + 1;
+    const from = position ? (walk.from.where(after(column, id)) as Q) : walk.from;
+    const ids = (rows: Q) => rows.select([sql.ref(id).as("id"), sql.ref(column).as("pageSort")]);
+    const walked = db.selectFrom(
+      from
+        .selectAll(walk.table)
+        .orderBy(sql.ref(column), order)
+        .orderBy(sql.ref(id), order)
+        .limit(Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted))
+        .as(walk.table),
+    ) as unknown as Q;
+    const along = ids(walk.filter(walked)).orderBy(sql.ref(column), order).orderBy(sql.ref(id), order).limit(wanted);
+    // `offset 0` keeps the sort order's index out of the second: the filter's indexes find the matches.
+    const everyMatch = db
+      .selectFrom(ids(walk.filter(from)).offset(0).as("match"))
+      .selectAll("match")
+      .orderBy(sql.ref("match.pageSort"), order)
+      .orderBy(sql.ref("match.id"), order)
+      .limit(wanted);
+    const enough = sql<SqlBool>`(select count(*) from along) = ${wanted}`;
+    const picked = sql<{ id: string }>`(
+      with along as materialized (${along})
+      select * from along where ${enough}
+      union all
+      select * from (${everyMatch}) as every_match where not ${enough}
+    )`;
+    const rows = rowsByIds<Q>(db, walk.table, db.selectFrom(picked.as("picked")).selectAll("picked"));
+    return completed(
+      keyed(rows)
+        .select(sql.ref(column).as("pageSort"))
+        .orderBy(sql.ref(column), order)
+        .orderBy(sql.ref(id), order)
+        .limit(limit + 1)
+        .offset(offset),
+    );
+  }
 }

@@ -130,7 +130,8 @@ export function acceptModAttributeSpelling(raw: unknown): unknown {
 }
 
 const modSearchParam = searchParam.meta({
-  description: "Case-insensitive match on name, description or workshop id, or an exact in-game id",
+  description:
+    "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
 });
 
 export const modReferenceInput = z.object({ modAtribute: modAttribute });

@@ -41,12 +41,10 @@ export const cursorParam = z.string().max(500).optional().meta({
 });
 export const limitParam = (fallback: number) =>
   queryInt({ min: 1, max: 100, fallback, description: `Items per page, 1-100 (default ${fallback})` });
-export const searchParam = z
-  .string()
-  .trim()
-  .max(100)
-  .optional()
-  .meta({ description: "Case-insensitive match on name or description" });
+export const searchParam = z.string().trim().max(100).optional().meta({
+  description:
+    "Words, each found in the name or the description, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`)",
+});
 /** The sort field of a list: `createdAt`, `updatedAt` or `name`. */
 export const sortByParam = (fallback: "createdAt" | "updatedAt" | "name", meaning?: string) =>
   z

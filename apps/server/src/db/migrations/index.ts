@@ -9,9 +9,17 @@ import * as m0008 from "./0008_read_versions.js";
 import * as m0009 from "./0009_invitation_expiry.js";
 import * as m0010 from "./0010_planner_costs.js";
 import * as m0011 from "./0011_link_sort_keys.js";
+import * as m0012 from "./0012_search_text.js";
+
+/**
+ * A migration runs in a transaction of its own unless it exports `transactional = false`: one that
+ * builds indexes `concurrently` or fills a large table in batches, so that it never holds a lock
+ * for long; it must then be able to run again from the start after an interruption.
+ */
+export type NumberedMigration = Migration & { transactional?: boolean };
 
 /** Every migration, by its numbered file name; the migrator applies them in name order. */
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, NumberedMigration> = {
   "0001_initial": m0001,
   "0002_search_indexes": m0002,
   "0004_scale_indexes": m0004,
@@ -22,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "0009_invitation_expiry": m0009,
   "0010_planner_costs": m0010,
   "0011_link_sort_keys": m0011,
+  "0012_search_text": m0012,
 };
