@@ -48,10 +48,10 @@ export class DatabaseInUseError extends Error {
 }
 
 /**
- * Postgres settings of the embedded database: it serves one process, so 8 MB of shared buffers
- * (Postgres's default is 128 MB) keep its memory small: PGlite touches all of them at start, so
- * each of those megabytes stays in the process's resident memory; pages beyond them are read from
- * the operating system's file cache. The rest are PGlite's own defaults.
+ * Postgres settings of the embedded database: it serves one process, so shared buffers far below
+ * Postgres's default keep its memory small: PGlite touches all of them at start, so every buffer
+ * stays in the process's resident memory; pages beyond them are read from the operating system's
+ * file cache. The rest are PGlite's own defaults.
  */
 const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=8MB"];
 
