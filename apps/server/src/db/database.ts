@@ -14,7 +14,10 @@ import {
   type Driver,
   Kysely,
   PGliteDialect,
+  type PostgresCursor,
   PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
 } from "kysely";
 import pg from "pg";
 import { extract } from "tar";
@@ -59,6 +62,35 @@ const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 
 /**
+ * A read of one fixed shape whose best plan does not depend on its values: no text search or array
+ * filter (how many rows a word or a tag matches varies from a few to a third of the catalogue), and
+ * few values (an `in` list of any length would be a statement per length).
+ */
+export const isFixedRead = (text: string, values: readonly unknown[]) =>
+  values.length <= 16 && text.startsWith("select ") && !/ i?like | && | @> /.test(text);
+
+/**
+ * The pool Kysely reads through: reads of a fixed shape run as named prepared statements (pg's
+ * `{ name, text, values }` query config), so Postgres parses and plans each once per connection and
+ * a call sends only its values. Writes, searches and statements with many values (an `in` list of
+ * any length) stay unnamed.
+ */
+function withPreparedReads(pool: pg.Pool): PostgresPool {
+  return {
+    options: pool.options,
+    async connect() {
+      const client = await pool.connect();
+      const query = (text: string | PostgresCursor<unknown>, values: readonly unknown[] = []) =>
+        typeof text === "string" && isFixedRead(text, values)
+          ? client.query({ name: createHash("sha1").update(text).digest("base64url"), text, values: [...values] })
+          : client.query(text as never, [...values]);
+      return { query: query as unknown as PostgresPoolClient["query"], release: (destroy) => client.release(destroy) };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/**
  * Opens the service's database: a pooled Postgres when a URL is given, otherwise the
  * embedded PGlite keeping its files in `dataDir` (`memory://` keeps them in memory).
  */
@@ -85,7 +117,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pool.on("connect", (client) => {
       client.on("error", () => {});
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedReads(pool) }), plugins });
     return {
       kind: "postgres",
       db,

@@ -18,6 +18,7 @@ describe("describeError: database failures", () => {
     ["a terminated connection", pgError("57P01", "terminating connection due to administrator command")],
     ["a refused connection", pgError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432")],
     ["a pool wait past its timeout", new Error("timeout exceeded when trying to connect")],
+    ["a named read a migration made stale", pgError("0A000", "cached plan must not change result type")],
   ];
   it.each(transient)("answers %s with 503 and Retry-After", (_label, cause) => {
     expect(describeError(failed(cause))).toMatchObject({ status: 503, retryAfter: 1 });

@@ -20,13 +20,14 @@ const unavailableCodes = new Set([
 ]);
 
 const unavailableMessages =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|cached plan must not change result type/i;
 
 /**
  * True when an error (or its cause chain) says the database cannot answer now: the connection was
  * lost or refused, a statement ran past the statement timeout, no pooled connection came free
- * within the pool timeout, or the database rolled the transaction back for a conflict (a deadlock):
- * the same request sent again can succeed (503 with `Retry-After`).
+ * within the pool timeout, the database rolled the transaction back for a conflict (a deadlock), or
+ * refused a named read that a migration run by a newer process made stale: the same request sent
+ * again can succeed (503 with `Retry-After`).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {

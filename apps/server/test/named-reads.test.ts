@@ -1,0 +1,68 @@
+/**
+ * On Postgres, reads of one fixed shape run as named prepared statements (planned once per
+ * connection); searches and array filters, whose best plan depends on the words and tags, and
+ * writes stay unnamed. One pooled connection, so every statement lands on the one looked at.
+ */
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isFixedRead } from "../src/db/database.js";
+import { createModpack } from "./support/modpacks.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { type SignedIn, signIn } from "./support/users.js";
+
+describe("isFixedRead", () => {
+  it.each([
+    ['select "id" from "modpacks" where "id" = $1', 1, true],
+    ['select "id" from "mods" where "search_text" like $1', 1, false],
+    ['select "id" from "mods" where "name" ilike $1', 1, false],
+    ['select "id" from "mods" where "tags" && $1', 1, false],
+    ['select "id" from "mods" where "platform_mod_ids" @> $1', 1, false],
+    ['select "id" from "mods" where "id" in ($1, $2, …)', 17, false],
+    ['insert into "modpacks" ("name") values ($1)', 1, false],
+    ['update "modpacks" set "name" = $1', 1, false],
+  ])("%s with %i values: %s", (text, count, fixed) => {
+    expect(
+      isFixedRead(
+        text,
+        Array.from({ length: count }, () => "x"),
+      ),
+    ).toBe(fixed);
+  });
+});
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+describe.skipIf(!onPostgres)("named reads on Postgres", () => {
+  let service: TestService;
+  let owner: SignedIn;
+  let packId: string;
+
+  beforeAll(async () => {
+    service = await startTestService({ role: "api", env: { DATABASE_POOL_SIZE: "1" } });
+    owner = await signIn(service);
+    packId = await createModpack(service, owner, { name: "Named reads", isPublic: true });
+  });
+  afterAll(() => service?.stop());
+
+  const prepared = async () => {
+    const { rows } = await sql<{ statement: string }>`
+      select statement from pg_prepared_statements where from_sql = false
+    `.execute(service.runtime.database.db);
+    return rows.map((row) => row.statement);
+  };
+
+  it("prepares a modpack's reads once and leaves searches and writes unnamed", async () => {
+    for (let index = 0; index < 3; index++) {
+      const read = await service.app.inject({ method: "GET", url: `/modpacks/${packId}`, headers: owner.headers });
+      expect(read.statusCode).toBe(200);
+    }
+    const search = await service.app.inject({ method: "GET", url: "/modpacks/public?search=Named" });
+    expect(search.statusCode).toBe(200);
+    expect(search.json().data.map((pack: { id: string }) => pack.id)).toContain(packId);
+    const statements = await prepared();
+    expect(statements.some((text) => text.includes('from "modpack_members"'))).toBe(true);
+    expect(statements.filter((text) => / i?like | && /.test(text))).toEqual([]);
+    expect(statements.filter((text) => !text.startsWith("select "))).toEqual([]);
+    expect(new Set(statements).size).toBe(statements.length);
+  });
+});
