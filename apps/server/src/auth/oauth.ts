@@ -82,7 +82,7 @@ export function safeRedirectTarget(value: unknown, config: Config): string | und
     if (url.origin !== publicOrigin) return undefined;
     return `${url.pathname}${url.search}${url.hash}`;
   }
-  const url = URL.parse(value);
+  const url = URL.canParse(value) ? new URL(value) : null;
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) return undefined;
   if (url.username || url.password) return undefined;
   if (url.origin !== publicOrigin && !config.originsAllowed.includes(url.origin)) return undefined;

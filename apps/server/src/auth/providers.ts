@@ -91,7 +91,7 @@ function text(value: unknown): string | undefined {
 
 function httpUrl(value: unknown): string | undefined {
   const candidate = text(value);
-  const url = candidate && candidate.length <= MAX_URL_LENGTH ? URL.parse(candidate) : null;
+  const url = candidate && candidate.length <= MAX_URL_LENGTH && URL.canParse(candidate) ? new URL(candidate) : null;
   return url?.protocol === "https:" || url?.protocol === "http:" ? url.toString() : undefined;
 }
 

@@ -21,7 +21,8 @@ export function loopbackRedirect(publicUrl: string): RouteModule {
     app.addHook("onRequest", async (request, reply) => {
       if (request.method !== "GET" && request.method !== "HEAD") return;
       if (!browserPaths.test(request.url)) return;
-      const requested = URL.parse(`http://${request.headers.host}`);
+      const host = `http://${request.headers.host}`;
+      const requested = URL.canParse(host) ? new URL(host) : null;
       // The same server under another loopback name: same port, another host.
       if (!requested || !loopbackNames.test(requested.hostname) || requested.hostname === target.hostname) return;
       if (portOf(requested) !== portOf(target)) return;
