@@ -57,6 +57,11 @@ export interface SteamStandIn {
   held(): number;
   /** Forgets calls, items, collections and pending failures. */
   reset(): void;
+  /**
+   * Where the stand-in serves a preview image for the item, standing in for Steam's image host so a
+   * browser showing workshop previews loads nothing from beyond this machine.
+   */
+  previewUrl(workshopId: string): string;
   close(): Promise<void>;
 }
 
@@ -139,6 +144,21 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.writeHead(status, {
     "content-type": "application/json; charset=UTF-8",
     "content-length": Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+/** `GET /previews/<workshop id>.svg`: the stand-in's preview images. */
+const PREVIEW_PATH = /^\/previews\/([0-9]{1,20})\.svg$/;
+
+/** A square in a colour of the workshop id, with its last digits: tells previews apart at a glance. */
+function sendPreview(response: ServerResponse, workshopId: string): void {
+  const hue = Number(BigInt(workshopId) % 360n);
+  const text = `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128"><rect width="128" height="128" fill="hsl(${hue} 45% 40%)"/><text x="64" y="76" font-family="sans-serif" font-size="36" font-weight="700" fill="#fff" text-anchor="middle">${workshopId.slice(-3)}</text></svg>`;
+  response.writeHead(200, {
+    "content-type": "image/svg+xml",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "public, max-age=3600",
   });
   response.end(text);
 }
@@ -297,6 +317,8 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const preview = request.method === "GET" ? PREVIEW_PATH.exec(url.pathname) : null;
+    if (preview?.[1]) return sendPreview(response, preview[1]);
     const path = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
     if (!isEndpointPath(path)) return sendHtml(response, 404, "Not Found");
     const endpoint = ENDPOINTS[path];
@@ -387,8 +409,9 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
   });
   const { port } = server.address() as AddressInfo;
 
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url,
     calls,
     items,
     collections,
@@ -413,6 +436,9 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       items.clear();
       collections.clear();
       failures.length = 0;
+    },
+    previewUrl(workshopId) {
+      return `${url}/previews/${encodeURIComponent(workshopId)}.svg`;
     },
     close() {
       return new Promise<void>((resolve, reject) => {
