@@ -16,6 +16,7 @@ export interface StandInItem {
   workshopId: string;
   title: string;
   description: string;
+  /** The preview image's URL; a path (the default) is one the stand-in serves itself. */
   previewUrl: string;
   /** Game the item is for. */
   consumerAppId: number;
@@ -71,7 +72,7 @@ export function standInItem(workshopId: string, overrides: Partial<StandInItem> 
     workshopId,
     title: `Test Mod ${workshopId}`,
     description: `[h1]Test Mod ${workshopId}[/h1]\nA mod for testing.\n\nWorkshop ID: ${workshopId}\nMod ID: Mod${workshopId}`,
-    previewUrl: `https://steamuserimages-a.akamaihd.net/ugc/${workshopId}/preview.png`,
+    previewUrl: `/previews/${workshopId}.svg`,
     consumerAppId: PROJECT_ZOMBOID_APP_ID,
     fileType: 0,
     banned: false,
@@ -195,6 +196,10 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
     return undefined;
   };
 
+  /** An item's preview URL as Steam answers it: absolute, on the stand-in itself when the item gives a path. */
+  const previewOf = (item: StandInItem) =>
+    item.previewUrl.startsWith("/") ? `${url}${item.previewUrl}` : item.previewUrl;
+
   const isCollection = (id: string) => collections.has(id) || items.get(id)?.fileType === 2;
 
   const childrenOf = (item: StandInItem) => {
@@ -221,7 +226,7 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       file_size: String(item.fileType === 2 ? 0 : 1_048_576),
       file_url: "",
       hcontent_file: "0",
-      preview_url: item.previewUrl,
+      preview_url: previewOf(item),
       hcontent_preview: "0",
       title: item.title,
       description: item.description,
@@ -254,7 +259,7 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       filename: "",
       file_size: String(item.fileType === 2 ? 0 : 1_048_576),
       preview_file_size: "20480",
-      preview_url: item.previewUrl,
+      preview_url: previewOf(item),
       url: "",
       hcontent_file: "0",
       hcontent_preview: "0",

@@ -1,16 +1,16 @@
 /**
  * examples/web end to end in headless Chromium (Debian's `chromium`, driven by playwright-core):
  * the React app on TanStack Query served by Vite on its own origin, the real service on another
- * (listed in ORIGIN_ALLOWED) with the local Steam Web API stand-in, which also serves the workshop
- * preview images. A server owner's day: the sign-in page, signing in through the development
- * identity provider, a refused name worded as the service words it, a new modpack, mods added by
- * workshop URL and by id (with the mod they require), the check's findings beside the mods, the
- * load order changed with the buttons and by dragging, a server file announced live and
- * downloaded, and everyone's public modpacks read to the end by scrolling. Each page is
- * photographed on a laptop and on a phone (test-artifacts/web-*.png). Any request to an origin
- * other than the app's, the service's and the stand-in's is aborted and fails the test.
- * Skipped, with a printed reason, where Chromium is not installed; runs on the embedded database
- * only (the browser is the heavy part, not the database).
+ * (listed in ORIGIN_ALLOWED), the local Steam Web API stand-in (which also serves the workshop
+ * preview images) and a local OAuth provider (which also serves the user's picture). A server
+ * owner's day: the sign-in page, signing in, a refused name worded as the service words it, a new
+ * modpack, mods added by workshop URL and by id (with the mod they require), the check's findings
+ * beside the mods, the load order changed with the buttons and by dragging, a server file
+ * announced live and downloaded, and everyone's public modpacks read to the end by scrolling. Each
+ * page is photographed on a laptop and on a phone (test-artifacts/web-*.png). Any request to an
+ * origin other than the app's, the service's, the identity provider's and the stand-in's is
+ * aborted and fails the test. Skipped, with a printed reason, where Chromium is not installed;
+ * runs on the embedded database only (the browser is the heavy part, not the database).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
@@ -20,6 +20,7 @@ import { stripVTControlCharacters } from "node:util";
 import { fromErrorBody } from "@modpack/client";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeProvider, startFakeProvider } from "./fixtures/oauth-provider.js";
 import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
 import { ARTIFACTS, CHROMIUM_FLAGS, CHROMIUM_PATH, chromiumAvailable } from "./support/browser.js";
 import { createModpack } from "./support/modpacks.js";
@@ -103,6 +104,7 @@ const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/file
 
 describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium against the real service", () => {
   let steam: FakeSteam;
+  let identity: FakeProvider;
   let service: TestService;
   let vite: ChildProcess | undefined;
   let browser: Browser;
@@ -192,20 +194,30 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
         ));
 
     steam = await startFakeSteam();
+    // Their previews are served by the stand-in.
     for (const item of [
       fakeMod(OVERHAUL.id, { title: OVERHAUL.title, requires: [CORE.id], builds: ["41"] }),
       fakeMod(CORE.id, { title: CORE.title, builds: ["41", "42"] }),
       fakeMod(SORTING.id, { title: SORTING.title, builds: ["42"] }),
     ]) {
-      steam.items.set(item.workshopId, { ...item, previewUrl: steam.previewUrl(item.workshopId) });
+      steam.items.set(item.workshopId, item);
     }
+
+    identity = await startFakeProvider();
+    identity.profile = { ...identity.profile, name: "Web Person", email: "web.person@example.com" };
 
     const [apiPort, webPort] = [await freePort(), await freePort()];
     webUrl = `http://127.0.0.1:${webPort}`;
     apiUrl = `http://127.0.0.1:${apiPort}`;
     service = await startTestService({
       // With a key the service reads what an item requires, and adds it along.
-      env: { PUBLIC_URL: apiUrl, ORIGIN_ALLOWED: webUrl, WORKSHOP_API_URL: steam.url, STEAM_API_KEY: "stand-in-key" },
+      env: {
+        ...identity.env,
+        PUBLIC_URL: apiUrl,
+        ORIGIN_ALLOWED: webUrl,
+        WORKSHOP_API_URL: steam.url,
+        STEAM_API_KEY: "stand-in-key",
+      },
     });
     await service.app.listen({ port: apiPort, host: "127.0.0.1" });
     const owner = await signIn(service, { name: "Another Owner" });
@@ -214,8 +226,9 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS });
     context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
-    // The app, the service and the stand-in (Steam's image host in the test) are all it may reach.
-    const allowed = new Set([webUrl, apiUrl, steam.url]);
+    // The app, the service, the identity provider and the stand-in (Steam's image host in the
+    // test) are all it may reach.
+    const allowed = new Set([webUrl, apiUrl, identity.url, steam.url]);
     await context.route(
       (url) => !allowed.has(url.origin),
       (route) => {
@@ -234,6 +247,7 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     vite?.kill("SIGTERM");
     await service?.stop();
     await steam?.close();
+    await identity?.close();
   });
 
   it("shows a visitor the sign-in page, and the public modpacks without signing in", async () => {
@@ -249,16 +263,20 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
 
   it("signs in through the identity provider and starts with no modpacks", async () => {
     await page.getByRole("link", { name: "My modpacks" }).click();
+    // The OAuth provider approves at once and sends the browser back through the service.
     await page.getByRole("link", { name: "Sign in" }).click();
-    // The development identity provider's form, on the service's origin.
-    await page.getByLabel("Name").fill("Web Person");
-    await page.getByLabel("Email").fill("web.person@example.com");
-    await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${webUrl}/`).catch(async (error) => {
       throw new Error(`${error}\nat ${page.url()}:\n${(await page.content()).slice(0, 1500)}`);
     });
     await page.getByText("Signed in as").waitFor();
     expect(await page.getByText("web.person@example.com").count()).toBe(1);
+    const avatar = page.getByRole("banner").locator("img.avatar");
+    expect(await avatar.getAttribute("src")).toBe(`${identity.url}/avatar.svg`);
+    await waitFor(
+      "the avatar loaded",
+      () => avatar.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+      (width) => width > 0,
+    );
     await page.getByText("No modpacks yet").waitFor();
     await page.getByRole("region", { name: "Notifications" }).getByText("live", { exact: true }).waitFor();
     await photograph("my-modpacks-empty");
@@ -318,6 +336,9 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
 
     // The previews come from the stand-in, and load.
     const previews = page.getByRole("list", { name: "Load order" }).locator("img");
+    expect(await previews.evaluateAll((images) => images.map((image) => image.getAttribute("src")))).toEqual(
+      expect.arrayContaining([OVERHAUL.id, CORE.id, SORTING.id].map((id) => steam.previewUrl(id))),
+    );
     await waitFor(
       "three loaded previews",
       () =>
