@@ -146,7 +146,7 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
   }
 
   /** The same call over REST with the browser's session: what the service answers it. */
-  async function asBrowser(method: "GET" | "POST", url: string, payload?: object) {
+  async function asBrowser(method: "GET" | "POST" | "DELETE", url: string, payload?: object) {
     const cookies = await context.cookies(apiUrl);
     const response = await service.app.inject({
       method,
@@ -166,8 +166,8 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
   }
 
   /** Waits until every finding the service's check has about a mod shows beside that mod; answers their codes. */
-  async function findingsBesideTheirMods(): Promise<string[]> {
-    const check = (await asBrowser("GET", `/modpacks/${modpackId}/check?version=42x`)).body as {
+  async function findingsBesideTheirMods(version = "42x"): Promise<string[]> {
+    const check = (await asBrowser("GET", `/modpacks/${modpackId}/check?version=${version}`)).body as {
       findings: { modId?: string; message: string; code: string }[];
     };
     const nameOf = await modNames();
@@ -406,6 +406,36 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     const file = await readFile(await download.path(), "utf8");
     expect(file).toContain(`WorkshopItems=${order.map((name) => workshopIdOf.get(name)).join(";")}`);
   }, 90_000);
+
+  it("checks for the version chosen, and removes a mod unless another requires it", async () => {
+    await page.getByLabel("Game version").selectOption("41x");
+    const check41 = (await asBrowser("GET", `/modpacks/${modpackId}/check?version=41x`)).body as { ok: boolean };
+    expect(check41.ok).toBe(true);
+    await page.getByRole("status", { name: "Check" }).getByText("Build 41").waitFor();
+    // Tagged for Build 41, the overhaul is fine there; the Build 42 mod is not.
+    expect(await findingsBesideTheirMods("41x")).toContain("wrong-build");
+    await waitFor(
+      "no finding beside the overhaul",
+      () => page.getByRole("listitem", { name: OVERHAUL.title }).getByRole("listitem").count(),
+      (findings) => findings === 0,
+    );
+    await page.getByRole("button", { name: "Generate server file (41x)" }).waitFor();
+
+    await page.getByRole("button", { name: `Remove ${CORE.title}` }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText("Could not remove the mod.").waitFor();
+    const nameOf = await modNames();
+    const coreId = [...nameOf].find(([, name]) => name === CORE.title)?.[0] ?? "";
+    const refused = await asBrowser("DELETE", `/modpacks/${modpackId}/mods/${coreId}`);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    await alert.getByText(fromErrorBody(refused.status, refused.body).message).waitFor();
+    expect(await loadOrder()).toHaveLength(3);
+
+    await page.getByRole("button", { name: `Remove ${SORTING.title}` }).click();
+    await page.getByRole("listitem", { name: SORTING.title }).waitFor({ state: "detached" });
+    expect([...(await modNames()).values()].sort()).toEqual([CORE.title, OVERHAUL.title].sort());
+    expect(await page.getByRole("alert").count()).toBe(0);
+  }, 60_000);
 
   it("reads everyone's public modpacks to the end by scrolling, newest first", async () => {
     await page.getByRole("link", { name: "Public modpacks" }).click();
