@@ -21,7 +21,7 @@ import { fromErrorBody } from "@modpack/client";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "./fixtures/oauth-provider.js";
-import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
+import { type FakeSteam, fakeMod, heldCalls, startFakeSteam } from "./fixtures/steam-api.js";
 import { ARTIFACTS, CHROMIUM_FLAGS, CHROMIUM_PATH, chromiumAvailable } from "./support/browser.js";
 import { createModpack } from "./support/modpacks.js";
 import { freePort } from "./support/net.js";
@@ -319,8 +319,15 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await page.getByRole("button", { name: "Add mod" }).click();
     await page.getByRole("status").getByText(`Also added 1 required mod: ${CORE.id}.`).waitFor();
     await page.getByRole("listitem", { name: CORE.title }).waitFor();
+    // While the workshop is slow to answer, the form says it is adding and takes no second press.
+    steam.holdAfter(0);
     await field.fill(SORTING.id);
     await page.getByRole("button", { name: "Add mod" }).click();
+    const adding = page.getByRole("button", { name: "Adding…" });
+    await adding.waitFor();
+    await heldCalls(steam);
+    expect(await adding.isDisabled()).toBe(true);
+    steam.release();
     await page.getByRole("listitem", { name: SORTING.title }).waitFor();
     expect(await field.inputValue()).toBe("");
 

@@ -4,13 +4,15 @@ import type { ReactNode } from "react";
 /** A failed call as the service words it, with the fields it names. */
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
-  const { message, issues, status } = toApiError(error);
+  const { message, issues = [], status } = toApiError(error);
+  // The service's message often names the fields already; list only the ones it does not.
+  const unnamed = issues.filter((issue) => !message.includes(issue.message));
   return (
     <div role="alert" className="notice notice-error">
       <strong>{title ?? (status ? `Error ${status}` : "Error")}</strong> {message}
-      {issues && issues.length > 0 && (
+      {unnamed.length > 0 && (
         <ul>
-          {issues.map((issue) => (
+          {unnamed.map((issue) => (
             <li key={`${issue.path}:${issue.message}`}>
               {issue.path && <code>{issue.path}</code>} {issue.message}
             </li>

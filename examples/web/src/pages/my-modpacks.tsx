@@ -54,7 +54,9 @@ export function MyModpacksPage() {
             <input name="name" required placeholder="Brita's Apocalypse" autoComplete="off" />
           </label>
           <label>
-            Description <span className="muted">(optional)</span>
+            <span>
+              Description <span className="muted">(optional)</span>
+            </span>
             <input name="description" placeholder="Guns, vehicles and a bigger map." autoComplete="off" />
           </label>
           <label className="checkbox">
