@@ -118,6 +118,8 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
 
   /** The page as it is now, on a laptop and on a phone; on the phone nothing may be wider than the screen. */
   async function photograph(name: string): Promise<void> {
+    // From the top: a whole-page picture of a scrolled page draws the sticky bar where it was.
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: path.join(ARTIFACTS, `web-${name}.png`), fullPage: true });
     await page.setViewportSize(PHONE);
     try {
