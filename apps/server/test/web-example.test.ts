@@ -414,6 +414,17 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     expect(download.suggestedFilename()).toMatch(/^[a-z0-9-]+-42x\.ini$/);
     const file = await readFile(await download.path(), "utf8");
     expect(file).toContain(`WorkshopItems=${order.map((name) => workshopIdOf.get(name)).join(";")}`);
+
+    // Read again after a reload, the notifications are still there, and can be marked read.
+    await page.reload();
+    await notifications.getByText("Server file ready").waitFor();
+    const unread = (await asBrowser("GET", "/notifications?unreadOnly=true")).body as { unreadCount: number };
+    expect(unread.unreadCount).toBeGreaterThan(0);
+    await notifications.getByRole("button", { name: `Mark ${unread.unreadCount} read` }).click();
+    await notifications.getByRole("button", { name: /^Mark \d+ read$/ }).waitFor({ state: "detached" });
+    expect(
+      ((await asBrowser("GET", "/notifications?unreadOnly=true")).body as { unreadCount: number }).unreadCount,
+    ).toBe(0);
   }, 90_000);
 
   it("checks for the version chosen, and removes a mod unless another requires it", async () => {

@@ -1,9 +1,8 @@
 import type { Notification } from "@modpack/client";
-import { useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { useState } from "react";
 import { serviceUrl, useTRPC } from "./api";
-import { ErrorNotice } from "./components";
+import { ErrorNotice, Loading } from "./components";
 
 /** The download path a "Server file ready" notification carries in its metadata. */
 function downloadPath(notification: Notification): string | null {
@@ -20,40 +19,77 @@ function downloadPath(notification: Notification): string | null {
 /** The subscription's state in words: `pending` is connected and waiting for the next notification. */
 const streamLabel = { idle: "off", connecting: "connecting", pending: "live", error: "stopped" } as const;
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "short" });
+
+const RECENT = 20;
 
 /**
- * The signed-in user's notifications as the service creates them, pushed over Server-Sent Events.
- * A server file or an import finishing also refreshes what is on screen about it.
+ * The signed-in user's recent notifications, then each new one as the service creates it, pushed
+ * over Server-Sent Events into the same cached list. A server file or an import finishing also
+ * refreshes what is on screen about it.
  */
 export function LiveNotifications() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [received, setReceived] = useState<Notification[]>([]);
+  const recentKey = trpc.notifications.list.queryKey({ limit: RECENT });
+  const recent = useQuery(trpc.notifications.list.queryOptions({ limit: RECENT }));
   const stream = useSubscription(
     trpc.notifications.stream.subscriptionOptions(undefined, {
       onData: (notification) => {
-        setReceived((previous) => [notification, ...previous.filter((item) => item.id !== notification.id)]);
+        queryClient.setQueryData(recentKey, (list) =>
+          list && !list.notifications.some((item) => item.id === notification.id)
+            ? {
+                notifications: [notification, ...list.notifications].slice(0, RECENT),
+                unreadCount: list.unreadCount + (notification.isRead ? 0 : 1),
+              }
+            : list,
+        );
         void queryClient.invalidateQueries({ queryKey: trpc.exports.status.pathKey() });
         void queryClient.invalidateQueries({ queryKey: trpc.modpackMods.list.pathKey() });
       },
     }),
   );
+  const markAllRead = useMutation(
+    trpc.notifications.markAllRead.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.notifications.list.pathKey() }),
+    }),
+  );
+  const unread = recent.data?.unreadCount ?? 0;
 
   return (
     <section className="notifications" aria-label="Notifications">
-      <h2>
-        Notifications <span className={`live live-${stream.status}`}>{streamLabel[stream.status]}</span>
-      </h2>
+      <div className="notifications-head">
+        <h2>
+          Notifications <span className={`live live-${stream.status}`}>{streamLabel[stream.status]}</span>
+        </h2>
+        {unread > 0 && (
+          <button
+            type="button"
+            className="button-quiet button-small"
+            disabled={markAllRead.isPending}
+            onClick={() => markAllRead.mutate()}
+          >
+            Mark {unread} read
+          </button>
+        )}
+      </div>
       {stream.status === "error" && <ErrorNotice error={stream.error} title="Live updates stopped." />}
-      {received.length === 0 ? (
-        <p className="muted">Nothing new yet. Finished server files and imports show up here as they happen.</p>
+      <ErrorNotice error={markAllRead.error} title="Could not mark them read." />
+      {recent.isPending ? (
+        <Loading label="Loading notifications…" />
+      ) : recent.isError ? (
+        <ErrorNotice error={recent.error} />
+      ) : recent.data.notifications.length === 0 ? (
+        <p className="muted">Nothing yet. Finished server files and imports show up here as they happen.</p>
       ) : (
         <ul>
-          {received.map((notification) => {
+          {recent.data.notifications.map((notification) => {
             const download = downloadPath(notification);
             return (
-              <li key={notification.id} className={`notification notification-${notification.type}`}>
+              <li
+                key={notification.id}
+                className={`notification notification-${notification.type}${notification.isRead ? "" : " notification-unread"}`}
+              >
                 <p>
                   <strong>{notification.title}</strong>{" "}
                   <time dateTime={notification.createdAt}>{timeFormat.format(new Date(notification.createdAt))}</time>
