@@ -147,6 +147,21 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     );
   }
 
+  /** Waits until the load order the service has saved is `expected` (mod names). */
+  async function waitForSaved(expected: string[]): Promise<void> {
+    const nameOf = await modNames();
+    await waitFor(
+      `the saved load order ${JSON.stringify(expected)}`,
+      async () => {
+        const saved = (await asBrowser("GET", `/modpacks/${modpackId}/export-configuration`)).body as {
+          modsOrder: string[];
+        };
+        return saved.modsOrder.map((id) => nameOf.get(id));
+      },
+      (saved) => JSON.stringify(saved) === JSON.stringify(expected),
+    );
+  }
+
   /** The same call over REST with the browser's session: what the service answers it. */
   async function asBrowser(method: "GET" | "POST" | "DELETE", url: string, payload?: object) {
     const cookies = await context.cookies(apiUrl);
@@ -370,6 +385,8 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await page.getByRole("listitem", { name: first }).dragTo(page.getByRole("listitem", { name: second }));
     await waitForOrder([third, second, first]);
 
+    // The list moves before the service has saved it: reload once it has.
+    await waitForSaved([third, second, first]);
     await page.reload();
     const kept = await waitForOrder([third, second, first]);
 
@@ -393,11 +410,7 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       (now) => now.indexOf(CORE.title) < now.indexOf(OVERHAUL.title),
     );
     await page.getByRole("button", { name: "Apply the suggested load order" }).waitFor({ state: "detached" });
-    const saved = (await asBrowser("GET", `/modpacks/${modpackId}/export-configuration`)).body as {
-      modsOrder: string[];
-    };
-    const nameOf = await modNames();
-    expect(saved.modsOrder.map((id) => nameOf.get(id))).toEqual(await loadOrder());
+    await waitForSaved(await loadOrder());
   }, 90_000);
 
   it("generates the server file, announces it live and downloads it", async () => {
@@ -475,6 +488,18 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     const names = await list.getByRole("heading").allTextContents();
     expect(names).toEqual(publicNames.map((name) => name.trim()).reverse());
     await photograph("public-end");
+
+    // The service's search, ignoring case and accents; and the empty state when nothing matches.
+    const search = page.getByRole("searchbox", { name: "Search public modpacks" });
+    await search.fill("UBERLEBEN knox");
+    await waitFor(
+      "one match",
+      () => list.getByRole("heading").allTextContents(),
+      (found) => found.length === 1 && found[0] === "Überleben in Knox — Ünïcödé",
+    );
+    await search.fill("no such modpack anywhere");
+    await page.getByText("Nothing matches").waitFor();
+    await photograph("public-empty");
   }, 90_000);
 
   it("signs out", async () => {
