@@ -139,12 +139,22 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       .evaluateAll((items) => items.map((item) => item.getAttribute("aria-label") ?? ""));
   }
 
-  function waitForOrder(expected: string[]): Promise<string[]> {
-    return waitFor(
+  /**
+   * Waits until the list shows `expected` and is done saving: while a save is under way the mods
+   * cannot be dragged (nor moved), so the next step would not take.
+   */
+  async function waitForOrder(expected: string[]): Promise<string[]> {
+    const order = await waitFor(
       `the load order ${JSON.stringify(expected)}`,
       loadOrder,
-      (order) => order.length === expected.length && order.every((name, index) => name === expected[index]),
+      (shown) => shown.length === expected.length && shown.every((name, index) => name === expected[index]),
     );
+    await waitFor(
+      "the load order saved",
+      () => page.getByRole("list", { name: "Load order" }).locator(':scope > li[draggable="false"]').count(),
+      (saving) => saving === 0,
+    );
+    return order;
   }
 
   /** Waits until the load order the service has saved is `expected` (mod names). */
