@@ -480,6 +480,21 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     expect(await page.getByRole("alert").count()).toBe(0);
   }, 60_000);
 
+  it("answers an address it does not know, and a modpack the service does not have, in the service's words", async () => {
+    for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-modpack-id"]) {
+      await page.goto(`${webUrl}/modpacks/${id}`);
+      const answer = await asBrowser("GET", `/modpacks/${id}`);
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      const alert = page.getByRole("alert");
+      await alert.getByText("Could not open this modpack.").waitFor();
+      await alert.getByText(fromErrorBody(answer.status, answer.body).message).waitFor();
+    }
+    await photograph("modpack-missing");
+    await page.goto(`${webUrl}/no/such/page`);
+    await page.getByText("Nothing here").waitFor();
+    expect(await page.title()).toBe("Not found · Modpacks");
+  }, 60_000);
+
   it("reads everyone's public modpacks to the end by scrolling, newest first", async () => {
     await page.getByRole("link", { name: "Public modpacks" }).click();
     const list = page.getByRole("list", { name: "Public modpacks" });

@@ -82,7 +82,7 @@ export function LiveNotifications() {
       ) : recent.data.notifications.length === 0 ? (
         <p className="muted">Nothing yet. Finished server files and imports show up here as they happen.</p>
       ) : (
-        <ul>
+        <ul aria-live="polite">
           {recent.data.notifications.map((notification) => {
             const download = downloadPath(notification);
             return (
