@@ -98,6 +98,9 @@ const OVERHAUL = { id: "3100000001", title: "Vehicle Overhaul Pack" };
 const CORE = { id: "3100000002", title: "Vehicle Core Library" };
 const SORTING = { id: "3100000003", title: `Better Sorting <b>[B42]</b> — "fast" & ✓` };
 const MISSING_ID = "3199999999";
+/** A collection of more mods than one page of the list holds (100). */
+const BULK_COLLECTION = "3200000000";
+const BULK_SIZE = 105;
 const workshopIdOf = new Map([OVERHAUL, CORE, SORTING].map((item) => [item.title, item.id]));
 
 const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
@@ -158,12 +161,12 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
   }
 
   /** Waits until the load order the service has saved is `expected` (mod names). */
-  async function waitForSaved(expected: string[]): Promise<void> {
-    const nameOf = await modNames();
+  async function waitForSaved(expected: string[], id = modpackId): Promise<void> {
+    const nameOf = await modNames(id);
     await waitFor(
       `the saved load order ${JSON.stringify(expected)}`,
       async () => {
-        const saved = (await asBrowser("GET", `/modpacks/${modpackId}/export-configuration`)).body as {
+        const saved = (await asBrowser("GET", `/modpacks/${id}/export-configuration`)).body as {
           modsOrder: string[];
         };
         return saved.modsOrder.map((id) => nameOf.get(id));
@@ -185,11 +188,17 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
   }
 
   /** The mods of the modpack by id, as the service lists them. */
-  async function modNames(): Promise<Map<string, string>> {
-    const mods = (await asBrowser("GET", `/modpacks/${modpackId}/mods`)).body as {
-      data: { id: string; name: string }[];
-    };
-    return new Map(mods.data.map((mod) => [mod.id, mod.name]));
+  async function modNames(id = modpackId): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    let cursor: string | null | undefined;
+    do {
+      const page = (
+        await asBrowser("GET", `/modpacks/${id}/mods?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
+      ).body as { data: { id: string; name: string }[]; pagination: { nextCursor?: string | null } };
+      for (const mod of page.data) names.set(mod.id, mod.name);
+      cursor = page.pagination.nextCursor;
+    } while (cursor);
+    return names;
   }
 
   /** Waits until every finding the service's check has about a mod shows beside that mod; answers their codes. */
@@ -479,6 +488,33 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     expect([...(await modNames()).values()].sort()).toEqual([CORE.title, OVERHAUL.title].sort());
     expect(await page.getByRole("alert").count()).toBe(0);
   }, 60_000);
+
+  it("shows every mod of a pack longer than a page of the list, and moves one keeping the rest", async () => {
+    const bulk = Array.from({ length: BULK_SIZE }, (_, index) => String(3200000001 + index));
+    for (const id of bulk) steam.items.set(id, fakeMod(id, { title: `Bulk mod ${id.slice(-3)}`, builds: ["42"] }));
+    steam.collections.set(BULK_COLLECTION, bulk);
+    const created = await asBrowser("POST", "/modpacks", { name: "Big server pack" });
+    expect(created.status).toBe(201);
+    const bigId = (created.body as { id: string }).id;
+    const started = await asBrowser("POST", `/modpacks/${bigId}/import`, { platformUrl: workshopUrl(BULK_COLLECTION) });
+    expect(started.status).toBe(202);
+    const imported = await waitFor(
+      "the import finishing",
+      async () => ((await asBrowser("GET", `/modpacks/${bigId}/import/status`)).body as { status: string }).status,
+      (status) => status === "completed" || status === "failed",
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
+    expect(imported).toBe("completed");
+
+    await page.goto(`${webUrl}/modpacks/${bigId}`);
+    const names = bulk.map((id) => `Bulk mod ${id.slice(-3)}`);
+    await waitForOrder(names);
+    const last = names.at(-1) ?? "";
+    await page.getByRole("button", { name: `Move ${last} up` }).click();
+    const moved = [...names.slice(0, -2), last, names.at(-2) ?? ""];
+    await waitForOrder(moved);
+    await waitForSaved(moved, bigId);
+  }, 180_000);
 
   it("answers an address it does not know, and a modpack the service does not have, in the service's words", async () => {
     for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-modpack-id"]) {

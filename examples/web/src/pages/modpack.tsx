@@ -1,12 +1,13 @@
 import type { GameVersion, ModpackMod, RouterOutputs } from "@modpack/client";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type DragEvent, type FormEvent, useState } from "react";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type DragEvent, type FormEvent, useEffect, useState } from "react";
 import { serviceUrl, useTRPC } from "../api";
 import { Empty, ErrorNotice, Loading, Thumbnail } from "../components";
 import { Link } from "../router";
 
 type Finding = RouterOutputs["checks"]["get"]["findings"][number];
 
+/** The most mods one page of the list holds; a bigger pack is read page after page. */
 const MOD_PAGE = 100;
 
 /** One modpack: its mods in load order with the check's findings beside them, and its server file. */
@@ -59,14 +60,25 @@ export function ModpackPage({ id }: { id: string }) {
 function ModsSection({ id, version }: { id: string; version: GameVersion }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const mods = useQuery(trpc.modpackMods.list.queryOptions({ id, limit: MOD_PAGE }));
+  const modPages = useInfiniteQuery(
+    trpc.modpackMods.list.infiniteQueryOptions(
+      { id, limit: MOD_PAGE },
+      { getNextPageParam: (last) => last.pagination.nextCursor },
+    ),
+  );
+  // The load order is the whole pack's: read every page of mods before anything can be moved.
+  const { hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage } = modPages;
+  useEffect(() => {
+    if (hasNextPage && !isFetchingNextPage && !isFetchNextPageError) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, isFetchNextPageError, fetchNextPage]);
+  const allLoaded = modPages.isSuccess && !hasNextPage;
   const configuration = useQuery(trpc.exports.getConfiguration.queryOptions({ id }));
   const check = useQuery(trpc.checks.get.queryOptions({ id, version }));
 
   /** Everything a change of mods or order makes stale: the list, the load order and the check. */
   const refresh = () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.modpackMods.list.queryKey({ id }) }),
+      queryClient.invalidateQueries({ queryKey: trpc.modpackMods.list.pathKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.exports.getConfiguration.queryKey({ id }) }),
       queryClient.invalidateQueries({ queryKey: trpc.checks.get.queryKey({ id }) }),
     ]);
@@ -97,9 +109,12 @@ function ModsSection({ id, version }: { id: string; version: GameVersion }) {
     add.mutate({ id, modAtribute }, { onSuccess: () => form.reset() });
   };
 
-  const ordered = inLoadOrder(mods.data?.data ?? [], configuration.data?.modsOrder ?? []);
+  const ordered = inLoadOrder(
+    modPages.data?.pages.flatMap((page) => page.data) ?? [],
+    configuration.data?.modsOrder ?? [],
+  );
   const move = (from: number, to: number) => {
-    if (!configuration.data || to < 0 || to >= ordered.length || from === to) return;
+    if (!configuration.data || !allLoaded || to < 0 || to >= ordered.length || from === to) return;
     const order = ordered.map((mod) => mod.id);
     const [moved] = order.splice(from, 1);
     if (moved) order.splice(to, 0, moved);
@@ -149,7 +164,7 @@ function ModsSection({ id, version }: { id: string; version: GameVersion }) {
       ) : (
         <CheckSummary check={check.data} general={general} />
       )}
-      {canApplySuggestion && configuration.data && (
+      {canApplySuggestion && allLoaded && configuration.data && (
         <button
           type="button"
           className="button-quiet"
@@ -165,10 +180,10 @@ function ModsSection({ id, version }: { id: string; version: GameVersion }) {
       <ErrorNotice error={saveOrder.error} title="Could not save the load order." />
       <ErrorNotice error={remove.error} title="Could not remove the mod." />
 
-      {mods.isPending || configuration.isPending ? (
+      {modPages.isPending || configuration.isPending ? (
         <Loading label="Loading mods…" />
-      ) : mods.isError || configuration.isError ? (
-        <ErrorNotice error={mods.error ?? configuration.error} />
+      ) : !modPages.data || configuration.isError ? (
+        <ErrorNotice error={modPages.error ?? configuration.error} />
       ) : ordered.length === 0 ? (
         <Empty title="No mods yet">
           Paste a Steam Workshop link or a workshop id above; the mods it requires come along.
@@ -178,16 +193,13 @@ function ModsSection({ id, version }: { id: string; version: GameVersion }) {
           mods={ordered}
           findings={byMod}
           version={version}
-          busy={saveOrder.isPending}
+          busy={saveOrder.isPending || !allLoaded}
           onMove={move}
           onRemove={(mod) => remove.mutate({ id, modId: mod.id })}
         />
       )}
-      {mods.data && mods.data.pagination.total > MOD_PAGE && (
-        <p className="muted">
-          Showing the first {MOD_PAGE} of {mods.data.pagination.total} mods.
-        </p>
-      )}
+      {hasNextPage && <Loading label={`Loading more mods (${ordered.length} so far)…`} />}
+      {isFetchNextPageError && <ErrorNotice error={modPages.error} title="Could not load every mod." />}
     </section>
   );
 }
