@@ -20,9 +20,10 @@ export function App() {
     return params ? [{ page, params }] : [];
   })[0];
 
+  const title = match?.page.title ?? "Not found";
   useEffect(() => {
-    document.title = `${match?.page.title ?? "Not found"} · Modpacks`;
-  }, [match]);
+    document.title = `${title} · Modpacks`;
+  }, [title]);
 
   let content: ReactNode;
   if (!match) {
