@@ -59,7 +59,7 @@ describe("POST /mods", () => {
       mapFolders: ["AlphaMap"],
       requiredWorkshopIds: [],
       tags: ["Build 42", "Weapons"],
-      avatarUrl: "https://steamuserimages-a.akamaihd.net/ugc/1001/preview.png",
+      avatarUrl: fake.previewUrl("1001"),
       isActive: true,
       timeUpdated: new Date(1_750_000_000 * 1000).toISOString(),
       created: true,
