@@ -68,6 +68,7 @@ export * from "./schemas/mod.js";
 export * from "./schemas/modpack.js";
 export * from "./schemas/notification.js";
 export * from "./schemas/pagination.js";
+export * from "./schemas/server-file.js";
 export * from "./schemas/session.js";
 export * from "./schemas/token.js";
 export * from "./schemas/workshop.js";

@@ -68,11 +68,14 @@ export interface RouteResponse {
 
 type Access = Permission | "public";
 
-/** What a route's handler gets: the request, its reply, the caller (none on public routes) and the parsed input. */
+/**
+ * What a route's handler gets: the request, its reply, the caller (on a public route, the one its
+ * credentials name when it reads them, else null) and the parsed input.
+ */
 export interface RouteContext<Params, Query, RouteAccess extends Access> {
   request: FastifyRequest;
   reply: FastifyReply;
-  caller: RouteAccess extends "public" ? null : Caller;
+  caller: RouteAccess extends "public" ? Caller | null : Caller;
   params: Params;
   query: Query;
 }
@@ -95,6 +98,12 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
   permission: RouteAccess;
   /** A public route that reads a session itself when one is sent: documented with optional credentials. */
   optionalSession?: boolean;
+  /**
+   * A public route whose answer depends on who calls when credentials are sent (a public modpack to
+   * anyone, a private one to its readers): the pipeline resolves the caller, null without valid
+   * credentials, and documents them as optional.
+   */
+  optionalCaller?: boolean;
   params?: Params;
   query?: Query;
   /** The success and redirect responses, by status. */
@@ -164,7 +173,11 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
       ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
       : definition.description,
     ...(needsPermission ? { "x-permission": permission } : {}),
-    security: needsPermission ? signedIn : definition.optionalSession ? [...signedIn, {}] : [],
+    security: needsPermission
+      ? signedIn
+      : definition.optionalSession || definition.optionalCaller
+        ? [...signedIn, {}]
+        : [],
     ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
     responses,
   };
@@ -195,6 +208,8 @@ export function defineRoute<
         caller = await authenticate(request, reply);
         if (!caller) return sendError(reply, unauthorized());
         if (!roleHasPermission(caller.role, permission)) return sendError(reply, noPermission());
+      } else if (definition.optionalCaller) {
+        caller = await authenticate(request, reply);
       }
       const params = (definition.params ?? z.object({})).safeParse(request.params ?? {});
       if (!params.success) return sendError(reply, invalidInput(params.error));

@@ -1,0 +1,51 @@
+import type { Caller, CheckFinding, GameVersion } from "@modpack/contract";
+import type { Db } from "../db/database.js";
+import { renderServerFileWithReport, type ServerFileLines } from "../server-file/render.js";
+import { loadEffectiveConfiguration, renderInputFor } from "./exports.js";
+import { checkConfiguration, headerLines } from "./modpack-check.js";
+import { authorizeModpack } from "./modpacks.js";
+
+/** A modpack's server file as its mods, order and selection are now. */
+export interface CurrentServerFile {
+  version: GameVersion;
+  /** The `#` header lines: the service, the modpack, the version, then the check's errors and warnings. */
+  header: string[];
+  lines: ServerFileLines;
+  /** The `ini` form: the header and the three mod lines, as the asynchronous export writes them. */
+  ini: string;
+  /** The modpack check's errors and warnings for the version. */
+  findings: CheckFinding[];
+  /** How many of the findings are errors. */
+  errors: number;
+}
+
+/**
+ * The current server file of a modpack the caller may read (anyone, for a public one): rendered
+ * from the effective configuration with the export's rule and header, but with no generation time,
+ * so the same modpack always gives the same bytes. A modpack whose check finds errors still renders.
+ */
+export async function currentServerFile(
+  db: Db,
+  caller: Caller | null,
+  modpackId: string,
+  version: GameVersion,
+): Promise<CurrentServerFile> {
+  const modpack = await authorizeModpack(db, caller, modpackId, "read");
+  const effective = await loadEffectiveConfiguration(db, modpack.id);
+  const check = await checkConfiguration(db, effective, version);
+  const findings = check.findings.filter((finding) => finding.severity !== "info");
+  const { content, header, lines } = renderServerFileWithReport({
+    modpack: { id: modpack.id, name: modpack.name },
+    version,
+    ...renderInputFor(effective, version),
+    comments: headerLines(findings),
+  });
+  return {
+    version,
+    header,
+    lines,
+    ini: content,
+    findings,
+    errors: findings.filter((finding) => finding.severity === "error").length,
+  };
+}
