@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
+import { type CapturedLog, captureLog } from "./support/log-capture.js";
 import { type InsertedMod, insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -8,6 +9,7 @@ import { type SignedIn, signIn } from "./support/users.js";
 const ACCESS_DENIED = { error: { message: "Access denied", code: "FORBIDDEN" } };
 
 let steam: FakeSteam;
+let log: CapturedLog;
 let service: TestService;
 let owner: SignedIn;
 let member: SignedIn;
@@ -55,7 +57,8 @@ async function seedMod(
 
 beforeAll(async () => {
   steam = await startFakeSteam();
-  service = await startTestService({ env: { WORKSHOP_API_URL: steam.url } });
+  log = captureLog();
+  service = await startTestService({ env: { WORKSHOP_API_URL: steam.url }, logger: log.logger });
   owner = await signIn(service, { name: "Owner" });
   member = await signIn(service, { name: "Member" });
   stranger = await signIn(service, { name: "Stranger" });
@@ -318,5 +321,178 @@ describe("the OpenAPI document", () => {
       expect(operation.description).toContain(`\`${name}\``);
     }
     expect(operation.security).toEqual([{ cookieAuth: [] }, { bearerAuth: [] }, {}]);
+
+    const patch = document.paths["/modpacks/{id}/server-file/patch"].post;
+    expect(patch.operationId).toBe("patchServerFile");
+    expect(Object.keys(patch.requestBody.content)).toEqual(["text/plain"]);
+    expect(Object.keys(patch.responses).sort()).toEqual(["200", "400", "403", "404", "413", "415", "500"]);
+    expect(Object.keys(patch.responses["200"].headers).sort()).toEqual([
+      "Map-Changed",
+      "Modpack-Check-Errors",
+      "Mods-Added",
+      "Mods-Removed",
+      "Workshop-Items-Added",
+      "Workshop-Items-Removed",
+    ]);
+    expect(patch.description).toContain("compared case-sensitively");
+  });
+});
+
+describe("POST /modpacks/{id}/server-file/patch", () => {
+  function patch(
+    id: string,
+    query: string,
+    who: SignedIn | null,
+    payload: string | Buffer,
+    contentType = "text/plain; charset=utf-8",
+  ): Promise<LightMyRequestResponse> {
+    return service.app.inject({
+      method: "POST",
+      url: `/modpacks/${id}/server-file/patch?${query}`,
+      headers: { ...(who ? who.headers : {}), "content-type": contentType },
+      payload,
+    });
+  }
+
+  let packId: string;
+  let map: InsertedMod;
+  let plain: InsertedMod;
+
+  beforeAll(async () => {
+    map = await seedMod("Riverside Expanded", ["RiversideX"], { mapFolders: ["RiversideX Map"] });
+    plain = await seedMod("Plain mod", ["PlainMod"]);
+    // A map mod of the catalogue the pack does not hold: its folder is not the owner's own.
+    await seedMod("Elsewhere", ["Elsewhere"], { mapFolders: ["CatalogueTown"] });
+    packId = await insertModpack(service, {
+      ownerId: owner.userId,
+      name: "Patch pack",
+      modIds: [map.id, plain.id],
+      members: [{ userId: member.userId, permission: ["read"] }],
+    });
+  });
+
+  it("answers the owner's file with only the three lines replaced, byte for byte", async () => {
+    const ids = `${map.workshopId};${plain.workshopId}`;
+    const cases = [
+      {
+        name: "CRLF with a BOM, comments holding Mods= and the owner's own map",
+        version: "42x",
+        input:
+          "\uFEFF# Server settings\r\nPVP=true\r\n# Mods=NotThis\r\nMods=Old;Gone\r\nMap=OwnTown;CatalogueTown;Muldraugh, KY\r\n\r\nPublicName=Zомбі 🧟\r\n",
+        output: `\uFEFF# Server settings\r\nPVP=true\r\n# Mods=NotThis\r\nMods=\\RiversideX;\\PlainMod\r\nMap=RiversideX Map;OwnTown;Muldraugh, KY\r\n\r\nPublicName=Zомбі 🧟\r\nWorkshopItems=${ids}\r\n`,
+        headers: {
+          "mods-added": "2",
+          "mods-removed": "2",
+          "workshop-items-added": "2",
+          "workshop-items-removed": "0",
+          "map-changed": "true",
+        },
+      },
+      {
+        name: "LF without a final newline, duplicates",
+        version: "41x",
+        input: `Mods=RiversideX\nWorkshopItems=${ids}\nMods=Dup\nMap=RiversideX Map;Muldraugh, KY\nPublic=false`,
+        output: `Mods=RiversideX;PlainMod\nWorkshopItems=${ids}\nMap=RiversideX Map;Muldraugh, KY\nPublic=false`,
+        headers: {
+          "mods-added": "1",
+          "mods-removed": "0",
+          "workshop-items-added": "0",
+          "workshop-items-removed": "0",
+          "map-changed": "false",
+        },
+      },
+    ];
+    for (const c of cases) {
+      const response = await patch(packId, `version=${c.version}`, owner, Buffer.from(c.input, "utf8"));
+      expect(response.statusCode, `${c.name}: ${response.body}`).toBe(200);
+      expect(response.headers["content-type"]).toBe("text/plain; charset=utf-8");
+      expect(response.rawPayload.equals(Buffer.from(c.output, "utf8")), c.name).toBe(true);
+      expect(response.headers).toMatchObject({ ...c.headers, "modpack-check-errors": "0" });
+      expect(response.headers["cache-control"]).toBe("no-store");
+    }
+  });
+
+  it("answers { content, changes } with format=json, and a member may patch", async () => {
+    const response = await patch(packId, "version=41x&format=json", member, "PVP=true\n");
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.json()).toEqual({
+      content: `PVP=true\nMods=RiversideX;PlainMod\nWorkshopItems=${map.workshopId};${plain.workshopId}\nMap=RiversideX Map;Muldraugh, KY\n`,
+      changes: { modsAdded: 2, modsRemoved: 0, workshopItemsAdded: 2, workshopItemsRemoved: 0, mapChanged: true },
+    });
+  });
+
+  it("refuses bad uploads and callers, and keeps no trace of the file", async () => {
+    const marker = `SecretSetting-${Date.now()}`;
+    const table: { name: string; status: number; send(): Promise<LightMyRequestResponse> }[] = [
+      { name: "NUL", status: 400, send: () => patch(packId, "version=41x", owner, `${marker}=1\nMods=\u0000\n`) },
+      {
+        name: "invalid UTF-8",
+        status: 400,
+        send: () =>
+          patch(
+            packId,
+            "version=41x",
+            owner,
+            Buffer.concat([Buffer.from(`${marker}=`), Buffer.from([0xc3, 0x28, 0xff])]),
+          ),
+      },
+      {
+        name: "a lone surrogate encoded (CESU)",
+        status: 400,
+        send: () => patch(packId, "version=41x", owner, Buffer.from([0x41, 0x3d, 0xed, 0xa0, 0x80, 0x0a])),
+      },
+      {
+        name: "over 1 MiB",
+        status: 413,
+        send: () => patch(packId, "version=41x", owner, `${marker}=${"x".repeat(1024 * 1024)}\n`),
+      },
+      {
+        name: "JSON instead of text",
+        status: 415,
+        send: () => patch(packId, "version=41x", owner, `{"${marker}":1}`, "application/json"),
+      },
+      { name: "no version", status: 400, send: () => patch(packId, "", owner, `${marker}=1\n`) },
+      {
+        name: "format env is not a patch form",
+        status: 400,
+        send: () => patch(packId, "version=41x&format=env", owner, `${marker}=1\n`),
+      },
+      {
+        name: "a stranger on a private pack",
+        status: 403,
+        send: () => patch(packId, "version=41x", stranger, `${marker}=1\n`),
+      },
+      {
+        name: "anyone on a private pack",
+        status: 403,
+        send: () => patch(packId, "version=41x", null, `${marker}=1\n`),
+      },
+      {
+        name: "no body",
+        status: 400,
+        send: () =>
+          service.app.inject({
+            method: "POST",
+            url: `/modpacks/${packId}/server-file/patch?version=41x`,
+            headers: owner.headers,
+          }),
+      },
+    ];
+    for (const row of table) {
+      const response = await row.send();
+      expect(response.statusCode, `${row.name}: ${response.body}`).toBe(row.status);
+      expect(response.json().error ?? response.json()).toHaveProperty("message");
+    }
+    const ok = await patch(packId, "version=41x", owner, `${marker}=1\n`);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body.startsWith(`${marker}=1\n`)).toBe(true);
+    expect(log.text()).not.toContain(marker);
+    const stored = await service.runtime.database.db
+      .selectFrom("exports")
+      .select("id")
+      .where("modpackId", "=", packId)
+      .execute();
+    expect(stored).toEqual([]);
   });
 });

@@ -106,6 +106,8 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
   optionalCaller?: boolean;
   params?: Params;
   query?: Query;
+  /** The request body a route reads itself (its own content type parser), for the document. */
+  requestBody?: { description: string; content: Record<string, { schema: z.ZodType; example?: unknown }> };
   /** The success and redirect responses, by status. */
   responses: Record<number, RouteResponse>;
   /**
@@ -179,6 +181,7 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
         ? [...signedIn, {}]
         : [],
     ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
+    ...(definition.requestBody ? { requestBody: { required: true, ...definition.requestBody } } : {}),
     responses,
   };
 }

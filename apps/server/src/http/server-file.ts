@@ -5,11 +5,15 @@ import {
   currentServerFileQuery,
   currentServerFileSchema,
   type GameVersion,
+  patchServerFileQuery,
   type ServerFileFormat,
+  type ServerFilePatch,
+  serverFilePatchSchema,
   uuid,
 } from "@modpack/contract";
-import type { FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
+import { httpError, sendError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 import { ENV_VARIABLES, renderEnvFile } from "../server-file/formats.js";
 import type { CurrentServerFile as RenderedFile } from "../services/server-files.js";
@@ -18,6 +22,38 @@ import { setCacheHeaders } from "./caching.js";
 export interface ServerFileRouteDependencies {
   /** The modpack's current server file, for a caller who may read it; throws the contract's typed errors. */
   current(caller: Caller | null, modpackId: string, version: GameVersion): Promise<RenderedFile>;
+  /** The owner's file with the modpack's current lines written into it; stores nothing. */
+  patch(
+    caller: Caller | null,
+    modpackId: string,
+    version: GameVersion,
+    text: string,
+  ): Promise<ServerFilePatch & { errors: number }>;
+}
+
+/** An uploaded `servertest.ini`, decoded. */
+interface UploadedText {
+  text: string;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads the bodies of this module's routes as strict UTF-8 `text/plain` (a leading byte order mark
+ * kept): invalid bytes are a 400. The app's body limit answers 413 past 1 MiB, and its NUL check
+ * a 400 for a NUL in the text.
+ */
+function readTextBodies(app: FastifyInstance): void {
+  // Only the file itself: a JSON body here is a 415, not a value to guess at.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("text/plain", { parseAs: "buffer" }, (_request, body: Buffer, done) => {
+    try {
+      const uploaded: UploadedText = { text: utf8.decode(body) };
+      done(null, uploaded);
+    } catch {
+      done(httpError(400, "The file is not valid UTF-8"), undefined);
+    }
+  });
 }
 
 const CHECK_ERRORS_HEADER = "modpack-check-errors";
@@ -58,6 +94,20 @@ const checkErrorsHeader = z.object({
 
 const INI_EXAMPLE =
   "# Modpack Collection Service\n# Modpack: My pack (0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d)\n# Game version: 42x\nMods=\\Brita;\\Brita_2\nWorkshopItems=2200148440\nMap=Muldraugh, KY\n";
+
+const count = (what: string) => z.string().meta({ description: what, example: "0" });
+const changeHeaders = {
+  "Mods-Added": count("In-game ids the patch added to `Mods=`"),
+  "Mods-Removed": count("In-game ids the patch removed from `Mods=`"),
+  "Workshop-Items-Added": count("Workshop ids the patch added to `WorkshopItems=`"),
+  "Workshop-Items-Removed": count("Workshop ids the patch removed from `WorkshopItems=`"),
+  "Map-Changed": z.enum(["true", "false"]).meta({ description: "Whether `Map=` changed (or was missing)" }),
+};
+
+const PATCH_EXAMPLE_INPUT =
+  "PVP=true\r\n# Mods=kept as a comment\r\nMods=OldMod\r\nMap=MyTown;Muldraugh, KY\r\nPublic=false\r\n";
+const PATCH_EXAMPLE_OUTPUT =
+  "PVP=true\r\n# Mods=kept as a comment\r\nMods=\\Brita;\\Brita_2\r\nMap=MyTown;Muldraugh, KY\r\nPublic=false\r\nWorkshopItems=2200148440\r\n";
 
 const ENV_NAMES = ENV_VARIABLES.map(([name]) => `\`${name}\``).join(", ");
 
@@ -113,7 +163,72 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       return send(reply, MEDIA_TYPES[query.format], body);
     },
   });
-  return routeModule([current]);
+  const patch = defineRoute({
+    method: "POST",
+    path: "/modpacks/{id}/server-file/patch",
+    tags: ["Server files"],
+    operationId: "patchServerFile",
+    summary: "Patch a whole servertest.ini",
+    description: [
+      "Send your server's complete `servertest.ini` as `text/plain` (UTF-8, at most 1 MiB); the answer is the same file with only `Mods=`, `WorkshopItems=` and `Map=` set to the modpack's current lines (as `GET /modpacks/{id}/server-file` renders them). The first line of each is replaced where it stands, later lines of the same key are removed (the game would read the last one), and a missing one is appended at the end. Every other byte is kept: other settings, comments, blank lines, their order, `\\r\\n` or `\\n` line endings, a leading byte order mark, a missing final newline.",
+      "",
+      "Lines are read the way the game's server reads the file: a line whose text, trimmed of surrounding whitespace, starts with `#` is a comment (so `# Mods=...` is left alone); any other line holding `=` is a setting whose key is the text before the first `=`, trimmed, compared case-sensitively (`mods=` is not `Mods=`). A leading byte order mark belongs to no key.",
+      "",
+      "`Map=` is the modpack's map folders, then your own map folders from the file's `Map=` that no mod of the catalogue lists (in their order), then `Muldraugh, KY`.",
+      "",
+      "The change counts are in the headers (`Mods-Added`, `Mods-Removed`, `Workshop-Items-Added`, `Workshop-Items-Removed`, `Map-Changed`; ids compare without 42x's `\\`), and `format=json` answers `{ content, changes }`. `Modpack-Check-Errors` counts the modpack check's errors. Nothing is stored: the uploaded file is neither kept nor logged, so this is a read of the modpack.",
+      "",
+      "Who may call: as for `GET /modpacks/{id}/server-file`, anyone for a public modpack, its owner and members for a private one (403 `Access denied` otherwise).",
+    ].join("\n"),
+    permission: "public",
+    optionalCaller: true,
+    params: modpackParams,
+    query: patchServerFileQuery,
+    requestBody: {
+      description: "The server's whole `servertest.ini`, UTF-8.",
+      content: { "text/plain": { schema: z.string(), example: PATCH_EXAMPLE_INPUT } },
+    },
+    responses: {
+      200: {
+        description: "The patched file (`format=ini`) or the file and its changes (`format=json`).",
+        headers: checkErrorsHeader.extend(changeHeaders),
+        content: {
+          "text/plain": { schema: z.string(), example: PATCH_EXAMPLE_OUTPUT },
+          "application/json": { schema: serverFilePatchSchema },
+        },
+      },
+    },
+    errors: {
+      400: "`id` is not a UUID, `version` or `format` is missing or unknown, no body was sent, or the file holds a NUL character or is not valid UTF-8.",
+      403: "The modpack is private and the caller is neither its owner nor a member (`Access denied`).",
+      404: "No such modpack, or it is archived and the caller is not its owner.",
+      413: "The file is larger than 1 MiB.",
+      415: "The body is not `text/plain`.",
+      500: "An unexpected failure; the body never carries its cause.",
+    },
+    async handler({ request, reply, caller, params, query }) {
+      const uploaded = request.body as UploadedText | undefined;
+      if (uploaded === undefined) {
+        return sendError(reply, httpError(400, "Send the whole servertest.ini as a text/plain body"));
+      }
+      const patched = await deps.patch(caller, params.id, query.version, uploaded.text);
+      const { changes } = patched;
+      reply
+        .header("cache-control", "no-store")
+        .header(CHECK_ERRORS_HEADER, String(patched.errors))
+        .header("mods-added", String(changes.modsAdded))
+        .header("mods-removed", String(changes.modsRemoved))
+        .header("workshop-items-added", String(changes.workshopItemsAdded))
+        .header("workshop-items-removed", String(changes.workshopItemsRemoved))
+        .header("map-changed", String(changes.mapChanged));
+      if (query.format === "json") {
+        const json: ServerFilePatch = { content: patched.content, changes };
+        return send(reply, MEDIA_TYPES.json, JSON.stringify(json));
+      }
+      return send(reply, MEDIA_TYPES.ini, patched.content);
+    },
+  });
+  return routeModule([current, patch], readTextBodies);
 }
 
 function send(reply: FastifyReply, mediaType: string, body: string) {

@@ -53,7 +53,8 @@ export interface RenderRejection {
 }
 
 const DEFAULT_SERVICE_NAME = "Modpack Collection Service";
-const BASE_MAP = "Muldraugh, KY";
+/** The base game's map, always last on `Map=`. */
+export const BASE_MAP = "Muldraugh, KY";
 const SLUG_MAX_LENGTH = 60;
 const SLUG_FALLBACK = "modpack";
 

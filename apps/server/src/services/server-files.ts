@@ -1,6 +1,8 @@
-import type { Caller, CheckFinding, GameVersion } from "@modpack/contract";
+import type { Caller, CheckFinding, GameVersion, ServerFilePatch } from "@modpack/contract";
+import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { renderServerFileWithReport, type ServerFileLines } from "../server-file/render.js";
+import { mergeMap, patchServerFile, readEntries } from "../server-file/patch.js";
+import { BASE_MAP, renderServerFileWithReport, type ServerFileLines } from "../server-file/render.js";
 import { loadEffectiveConfiguration, renderInputFor } from "./exports.js";
 import { checkConfiguration, headerLines } from "./modpack-check.js";
 import { authorizeModpack } from "./modpacks.js";
@@ -48,4 +50,35 @@ export async function currentServerFile(
     findings,
     errors: findings.filter((finding) => finding.severity === "error").length,
   };
+}
+
+/** Which of `folders` some mod of the catalogue lists as a map folder. */
+async function cataloguedMapFolders(db: Db, folders: string[]): Promise<Set<string>> {
+  if (folders.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("mods")
+    .select(sql<string>`unnest(map_folders)`.as("folder"))
+    .where(sql<boolean>`map_folders && array[${sql.join(folders)}]::text[]`)
+    .execute();
+  return new Set(rows.map((row) => row.folder));
+}
+
+/**
+ * The owner's whole `servertest.ini` with the modpack's current `Mods=`, `WorkshopItems=` and
+ * `Map=` written into it (see `patchServerFile`); `Map=` keeps the owner's own map folders, those
+ * no mod of the catalogue lists. Nothing of the uploaded file is stored.
+ */
+export async function patchedServerFile(
+  db: Db,
+  caller: Caller | null,
+  modpackId: string,
+  version: GameVersion,
+  text: string,
+): Promise<ServerFilePatch & { errors: number }> {
+  const file = await currentServerFile(db, caller, modpackId, version);
+  const current = readEntries(text, "Map") ?? [];
+  const theirs = current.filter((folder) => folder !== BASE_MAP && !file.lines.map.includes(folder));
+  const map = mergeMap(file.lines.map, current, await cataloguedMapFolders(db, [...new Set(theirs)]));
+  const patched = patchServerFile(text, { ...file.lines, map });
+  return { ...patched, errors: file.errors };
 }
