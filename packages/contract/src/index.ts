@@ -53,6 +53,7 @@ export function operations(): Operation[] {
 }
 
 export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
+export { callerHasScope } from "./access.js";
 export * from "./errors.js";
 export * from "./permissions.js";
 export type { Implementation, Port, PortDeclaration, ServiceRegistry } from "./ports.js";

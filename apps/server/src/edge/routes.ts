@@ -1,10 +1,12 @@
 import {
   type Caller,
+  callerHasScope,
   errorBodySchema,
   noPermission,
   noPermissionBodySchema,
   type Permission,
   roleHasPermission,
+  type TokenScope,
   unauthorized,
   unauthorizedBodySchema,
 } from "@modpack/contract";
@@ -99,6 +101,11 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
   /** A public route that reads a session itself when one is sent: documented with optional credentials. */
   optionalSession?: boolean;
   /**
+   * The API token scope a caller's credentials need, checked with the permission: `read` for what
+   * changes nothing, `write` for the rest. Defaults to `read` for GET and `write` otherwise.
+   */
+  scope?: TokenScope;
+  /**
    * A public route whose answer depends on who calls when credentials are sent (a public modpack to
    * anyone, a private one to its readers): the pipeline resolves the caller, null without valid
    * credentials, and documents them as optional.
@@ -126,6 +133,7 @@ export interface Route {
   method: Method;
   path: `/${string}`;
   permission: Access;
+  scope: TokenScope;
   rateLimit: RouteLimitGroup;
   config?: FastifyContextConfig;
   operation: ZodOpenApiOperationObject;
@@ -148,13 +156,20 @@ function errorSchema(status: number, permission: boolean, declared: boolean): z.
   return errorBodySchema;
 }
 
+/** The token scope of a route: its own, else `read` for GET and `write` for the rest. */
+function scopeOf(definition: { method: Method; scope?: TokenScope | undefined }): TokenScope {
+  return definition.scope ?? (definition.method === "GET" ? "read" : "write");
+}
+
 function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>): ZodOpenApiOperationObject {
   const { permission } = definition;
   const needsPermission = permission !== "public";
+  const takesCaller = needsPermission || definition.optionalCaller === true;
+  const scope = scopeOf(definition);
   const descriptions: Record<number, string> = needsPermission
     ? {
         401: "No valid session cookie or Bearer token.",
-        403: `The caller's role lacks \`${permission}\`.`,
+        403: `The caller's role lacks \`${permission}\`${scope === "write" ? ", or the API token is read-only" : ""}.`,
         ...definition.errors,
       }
     : { ...definition.errors };
@@ -171,10 +186,13 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
     tags: definition.tags,
     operationId: definition.operationId,
     summary: definition.summary,
-    description: needsPermission
-      ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
-      : definition.description,
+    description: `${
+      needsPermission
+        ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
+        : definition.description
+    }${takesCaller ? (scope === "read" ? " A read-only API token may call it." : " An API token needs the `write` scope.") : ""}`,
     ...(needsPermission ? { "x-permission": permission } : {}),
+    ...(takesCaller ? { "x-token-scope": scope } : {}),
     security: needsPermission
       ? signedIn
       : definition.optionalSession || definition.optionalCaller
@@ -198,10 +216,12 @@ export function defineRoute<
   Query extends AnyObject = AnyObject,
 >(definition: RouteDefinition<Params, Query, RouteAccess>): Route {
   const { permission } = definition;
+  const scope = scopeOf(definition);
   return {
     method: definition.method,
     path: definition.path,
     permission,
+    scope,
     rateLimit: definition.rateLimit ?? "general",
     ...(definition.config ? { config: definition.config } : {}),
     operation: operationOf(definition as unknown as RouteDefinition<AnyObject, AnyObject, Access>),
@@ -214,6 +234,7 @@ export function defineRoute<
       } else if (definition.optionalCaller) {
         caller = await authenticate(request, reply);
       }
+      if (caller && !callerHasScope(caller, scope)) return sendError(reply, noPermission());
       const params = (definition.params ?? z.object({})).safeParse(request.params ?? {});
       if (!params.success) return sendError(reply, invalidInput(params.error));
       const query = (definition.query ?? z.object({})).safeParse(request.query ?? {});

@@ -168,6 +168,8 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
     path: "/modpacks/{id}/server-file/patch",
     tags: ["Server files"],
     operationId: "patchServerFile",
+    // It stores nothing: a read of the modpack, open to read-only tokens.
+    scope: "read",
     summary: "Patch a whole servertest.ini",
     description: [
       "Send your server's complete `servertest.ini` as `text/plain` (UTF-8, at most 1 MiB); the answer is the same file with only `Mods=`, `WorkshopItems=` and `Map=` set to the modpack's current lines (as `GET /modpacks/{id}/server-file` renders them). The first line of each is replaced where it stands, later lines of the same key are removed (the game would read the last one), and a missing one is appended at the end. Every other byte is kept: other settings, comments, blank lines, their order, `\\r\\n` or `\\n` line endings, a leading byte order mark, a missing final newline.",
