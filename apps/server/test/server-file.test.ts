@@ -412,6 +412,40 @@ describe("POST /modpacks/{id}/server-file/patch", () => {
     }
   });
 
+  it("keeps every other byte of hostile and messy files", async () => {
+    const lines = `Mods=\\RiversideX;\\PlainMod`;
+    const items = `WorkshopItems=${map.workshopId};${plain.workshopId}`;
+    const mapLine = "Map=RiversideX Map;Muldraugh, KY";
+    const long = `ServerWelcomeMessage=${"<RGB:1,0,0> Welcome ".repeat(20_000)}`;
+    const cases = [
+      {
+        name: "missing keys, CRLF, no final newline",
+        input: "PVP=true\r\nPublic=false",
+        output: `PVP=true\r\nPublic=false\r\n${lines}\r\n${items}\r\n${mapLine}`,
+      },
+      {
+        name: "a very long line stays whole",
+        input: `${long}\nMods=Old\n`,
+        output: `${long}\n${lines}\n${items}\n${mapLine}\n`,
+      },
+      {
+        name: "keys of another case and commented keys are not ours",
+        input: "mods=lower\n  # Mods=Commented\n#Map=Nope\nMODS=upper\n",
+        output: `mods=lower\n  # Mods=Commented\n#Map=Nope\nMODS=upper\n${lines}\n${items}\n${mapLine}\n`,
+      },
+      {
+        name: "UTF-8 names, tabs and a U+2028 inside a value",
+        input: "PublicName=\tСервер 🧟\u2028ünï\n Mods = Old \nWorkshopItems=\n",
+        output: `PublicName=\tСервер 🧟\u2028ünï\n${lines}\n${items}\n${mapLine}\n`,
+      },
+    ];
+    for (const c of cases) {
+      const response = await patch(packId, "version=42x", owner, Buffer.from(c.input, "utf8"));
+      expect(response.statusCode, `${c.name}: ${response.body.slice(0, 200)}`).toBe(200);
+      expect(response.rawPayload.equals(Buffer.from(c.output, "utf8")), c.name).toBe(true);
+    }
+  });
+
   it("answers { content, changes } with format=json, and a member may patch", async () => {
     const response = await patch(packId, "version=41x&format=json", member, "PVP=true\n");
     expect(response.statusCode, response.body).toBe(200);
