@@ -237,6 +237,37 @@ describe("a token limited to modpacks", () => {
     const session = await service.app.inject({ method: "GET", url: "/modpacks/my", headers: owner.headers });
     expect(session.json().pagination.total).toBe(3);
   });
+
+  it("is refused the operations over the whole account, so it can never make a wider token", async () => {
+    const token = await tokenOf(admin, { name: "limited admin", modpackIds: [publicPack] });
+    const table: { method: string; url: string; payload?: object }[] = [
+      { method: "POST", url: "/auth/tokens", payload: { name: "wider" } },
+      { method: "GET", url: "/auth/tokens" },
+      { method: "DELETE", url: `/auth/tokens/${SOME_ID}` },
+      { method: "GET", url: "/notifications" },
+      { method: "PATCH", url: "/notifications/read-all" },
+      { method: "GET", url: "/notifications/stream" },
+      { method: "GET", url: "/admin/users" },
+      { method: "GET", url: "/admin/stats" },
+    ];
+    for (const row of table) {
+      const response = await call(row.method, row.url, token, row.payload);
+      expect(response.statusCode, `${row.method} ${row.url}: ${response.body}`).toBe(403);
+      expect(response.json()).toEqual(NO_PERMISSION);
+    }
+    const viaTrpc = await call(
+      "POST",
+      "/trpc/auth.createToken",
+      token,
+      { name: "wider" },
+      { "content-type": "application/json" },
+    );
+    expect(viaTrpc.statusCode, viaTrpc.body).toBe(403);
+    const tokens = await service.app.inject({ method: "GET", url: "/auth/tokens", headers: admin.headers });
+    expect(tokens.json().data.map((listed: { name: string }) => listed.name)).not.toContain("wider");
+    // What it is for still works.
+    expect((await call("GET", `/modpacks/${publicPack}/server-file?version=41x`, token)).statusCode).toBe(200);
+  });
 });
 
 describe("the OpenAPI document", () => {
@@ -251,9 +282,11 @@ describe("the OpenAPI document", () => {
     expect(document.paths["/modpacks/{id}/server-file/patch"].post["x-token-scope"]).toBe("read");
     expect(document.paths["/notifications/stream"].get["x-token-scope"]).toBe("read");
     const description: string = document.info.description;
-    expect(description).toContain("| Operation | Role permission | Read-only token |");
-    expect(description).toContain("| `POST /modpacks/{id}/server-file/patch` | none | yes |");
-    expect(description).toContain("| `POST /modpacks/{id}/server-file` | `modpack.export` | no |");
-    expect(description).toContain("| `GET /admin/users` | `admin.access` | no |");
+    expect(description).toContain("| Operation | Role permission | Read-only token | Token limited to modpacks |");
+    expect(description).toContain("| `POST /modpacks/{id}/server-file/patch` | none | yes | yes |");
+    expect(description).toContain("| `POST /modpacks/{id}/server-file` | `modpack.export` | no | yes |");
+    expect(description).toContain("| `GET /admin/users` | `admin.access` | no | no |");
+    expect(description).toContain("| `GET /notifications/stream` | `notification.read` | yes | no |");
+    expect(description).toContain("| `GET /modpacks/public` | none | yes (no credentials needed) | yes |");
   });
 });

@@ -53,6 +53,11 @@ export type Meta = OpenApiMeta<{
    * mutations `write`.
    */
   scope?: TokenScope;
+  /**
+   * The operation acts on the caller's whole account (its tokens, its notifications, `/admin`): a
+   * token limited to modpacks is refused it (403 `Do not have permission`).
+   */
+  wholeAccount?: boolean;
   /** The HTTP status of a successful REST call. */
   successStatus?: SuccessStatus;
   /** Error statuses the operation can answer with, besides the ones implied by auth and input. */
@@ -89,8 +94,10 @@ export const createCallerFactory = t.createCallerFactory;
  * server classifies (a database outage) leaves as its typed error.
  */
 export const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  // A caller's credentials may allow less than the operation needs (a read-only token).
+  // A caller's credentials may allow less than the operation needs: a read-only token, or a token
+  // limited to modpacks on an operation over the whole account.
   if (ctx.caller && !callerHasScope(ctx.caller, scopeOf(meta, type))) throw noPermission();
+  if (ctx.caller?.modpackIds && meta?.wholeAccount) throw noPermission();
   const result = await next();
   if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
     const typed = ctx.classifyFailure(result.error.cause ?? result.error);
@@ -159,6 +166,8 @@ interface OperationOptions {
   public?: boolean;
   /** The API token scope it needs when it is not the method's (`read` for GET, `write` otherwise). */
   scope?: TokenScope;
+  /** It acts on the caller's whole account: a token limited to modpacks is refused. */
+  wholeAccount?: boolean;
   modpackAccess?: ModpackNeed;
   rateLimit?: RateLimitGroup;
   cache?: CacheRule;
@@ -173,12 +182,15 @@ export function operation(options: OperationOptions): Meta {
       ? `Requires a signed-in caller (session cookie or Bearer token) whose role holds \`${options.permission}\`.`
       : "Requires a signed-in caller (session cookie or Bearer token).";
   const scope = options.scope ?? (options.method === "GET" ? "read" : "write");
-  const tokenRule =
+  const tokenRule = [
     scope === "read"
       ? "A read-only API token may call it."
-      : "An API token needs the `write` scope (a read-only token answers 403 `Do not have permission`).";
+      : "An API token needs the `write` scope (a read-only token answers 403 `Do not have permission`).",
+    ...(options.wholeAccount ? ["A token limited to modpacks may not (403 `Do not have permission`)."] : []),
+  ].join(" ");
   const meta: Meta = {
     scope,
+    ...(options.wholeAccount ? { wholeAccount: true } : {}),
     openapi: {
       method: options.method,
       path: options.path,

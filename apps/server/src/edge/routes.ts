@@ -105,6 +105,8 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
    * changes nothing, `write` for the rest. Defaults to `read` for GET and `write` otherwise.
    */
   scope?: TokenScope;
+  /** It acts on the caller's whole account: a token limited to modpacks is refused (403). */
+  wholeAccount?: boolean;
   /**
    * A public route whose answer depends on who calls when credentials are sent (a public modpack to
    * anyone, a private one to its readers): the pipeline resolves the caller, null without valid
@@ -190,9 +192,10 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
       needsPermission
         ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
         : definition.description
-    }${takesCaller ? (scope === "read" ? " A read-only API token may call it." : " An API token needs the `write` scope.") : ""}`,
+    }${takesCaller ? (scope === "read" ? " A read-only API token may call it." : " An API token needs the `write` scope.") : ""}${definition.wholeAccount ? " A token limited to modpacks may not." : ""}`,
     ...(needsPermission ? { "x-permission": permission } : {}),
     ...(takesCaller ? { "x-token-scope": scope } : {}),
+    ...(definition.wholeAccount ? { "x-whole-account": true } : {}),
     security: needsPermission
       ? signedIn
       : definition.optionalSession || definition.optionalCaller
@@ -235,6 +238,7 @@ export function defineRoute<
         caller = await authenticate(request, reply);
       }
       if (caller && !callerHasScope(caller, scope)) return sendError(reply, noPermission());
+      if (caller?.modpackIds && definition.wholeAccount) return sendError(reply, noPermission());
       const params = (definition.params ?? z.object({})).safeParse(request.params ?? {});
       if (!params.success) return sendError(reply, invalidInput(params.error));
       const query = (definition.query ?? z.object({})).safeParse(request.query ?? {});

@@ -186,16 +186,17 @@ function permissionRow(method: string, path: string, operation: Operation): stri
   const permission = operation["x-permission"];
   const scope = operation["x-token-scope"];
   const token = scope === undefined ? "yes (no credentials needed)" : scope === "read" ? "yes" : "no";
-  return `| \`${method.toUpperCase()} ${path}\` | ${permission ? `\`${permission}\`` : "none"} | ${token} |`;
+  const limited = operation["x-whole-account"] ? "no" : "yes";
+  return `| \`${method.toUpperCase()} ${path}\` | ${permission ? `\`${permission}\`` : "none"} | ${token} | ${limited} |`;
 }
 
 /** Which role permission each operation needs, and which a read-only API token may call. */
 function permissionTable(rows: string[]): string {
   return [
-    '**Permissions.** Each operation\'s role permission (`x-permission`) and API token scope (`x-token-scope`): a read-only token (`scopes: ["read"]`) may call the operations marked yes and gets 403 `Do not have permission` from the rest.',
+    '**Permissions.** Each operation\'s role permission (`x-permission`) and API token scope (`x-token-scope`): a read-only token (`scopes: ["read"]`) may call the operations marked yes and gets 403 `Do not have permission` from the rest. A token limited to modpacks (`modpackIds`) may call what is marked yes, reaching those modpacks only (any other answers as it would to a stranger), and is refused the operations over the whole account (`x-whole-account`: tokens, notifications, `/admin`).',
     "",
-    "| Operation | Role permission | Read-only token |",
-    "| --- | --- | --- |",
+    "| Operation | Role permission | Read-only token | Token limited to modpacks |",
+    "| --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
 }
@@ -226,6 +227,7 @@ function describeProcedure(operation: Operation, meta: Meta): void {
     if (meta.scope === "write") statuses.add(403);
     operation["x-token-scope"] = meta.scope;
   }
+  if (meta.wholeAccount) operation["x-whole-account"] = true;
   if (operation.parameters?.length || operation.requestBody) statuses.add(400);
   statuses.add(500);
   for (const key of Object.keys(responses)) if (Number(key) >= 400) delete responses[key];
