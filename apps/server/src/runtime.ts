@@ -36,7 +36,7 @@ import { authorizeModpack, modpacksService } from "./services/modpacks.js";
 import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import type { Revocation } from "./services/ports.js";
-import { currentServerFile, patchedServerFile } from "./services/server-files.js";
+import { serverFilesService } from "./services/server-files.js";
 import { sessionService } from "./services/users.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
@@ -220,10 +220,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       signOutRoutes({ config, store: sessions, endSession }),
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
       downloadRoutes({ find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
-      serverFileRoutes({
-        current: (caller, id, version) => currentServerFile(db, caller, id, version),
-        patch: (caller, id, version, text) => patchedServerFile(db, caller, id, version, text),
-      }),
+      serverFileRoutes(serverFilesService(db)),
       notificationStreamRoutes({
         notifications: services.notifications,
         maxBufferedBytes: config.limits.streamBufferBytes,

@@ -314,7 +314,7 @@ describe("the OpenAPI document", () => {
     expect(path.post.operationId).toBeDefined();
     const operation = path.get;
     expect(operation.operationId).toBe("getCurrentServerFile");
-    expect(Object.keys(operation.responses).sort()).toEqual(["200", "304", "400", "403", "404", "500"]);
+    expect(Object.keys(operation.responses).sort()).toEqual(["200", "304", "400", "403", "404", "500", "503"]);
     expect(Object.keys(operation.responses["200"].content).sort()).toEqual(["application/json", "text/plain"]);
     expect(operation.responses["200"].headers).toHaveProperty("Modpack-Check-Errors");
     for (const name of ["MODS", "WORKSHOP_ITEMS", "MAP", "MOD_IDS", "WORKSHOP_IDS", "MOD_NAMES", "MAP_NAMES"]) {
@@ -325,7 +325,7 @@ describe("the OpenAPI document", () => {
     const patch = document.paths["/modpacks/{id}/server-file/patch"].post;
     expect(patch.operationId).toBe("patchServerFile");
     expect(Object.keys(patch.requestBody.content)).toEqual(["text/plain"]);
-    expect(Object.keys(patch.responses).sort()).toEqual(["200", "400", "403", "404", "413", "415", "500"]);
+    expect(Object.keys(patch.responses).sort()).toEqual(["200", "400", "403", "404", "413", "415", "500", "503"]);
     expect(Object.keys(patch.responses["200"].headers).sort()).toEqual([
       "Map-Changed",
       "Modpack-Check-Errors",

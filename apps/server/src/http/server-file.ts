@@ -152,6 +152,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       403: "The modpack is private and the caller is neither its owner nor a member (`Access denied`).",
       404: "No such modpack, or it is archived and the caller is not its owner.",
       500: "An unexpected failure; the body never carries its cause.",
+      503: "Too many server files are being rendered or waiting on this instance, or the database cannot answer now; retry after `Retry-After` seconds.",
     },
     async handler({ request, reply, caller, params, query }) {
       const file = await deps.current(caller, params.id, query.version);
@@ -207,6 +208,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       413: "The file is larger than 1 MiB.",
       415: "The body is not `text/plain`.",
       500: "An unexpected failure; the body never carries its cause.",
+      503: "Too many server files are being rendered or waiting on this instance, or the database cannot answer now; retry after `Retry-After` seconds.",
     },
     async handler({ request, reply, caller, params, query }) {
       const uploaded = request.body as UploadedText | undefined;
