@@ -135,7 +135,6 @@ export interface Route {
   method: Method;
   path: `/${string}`;
   permission: Access;
-  scope: TokenScope;
   rateLimit: RouteLimitGroup;
   config?: FastifyContextConfig;
   operation: ZodOpenApiOperationObject;
@@ -163,6 +162,14 @@ function scopeOf(definition: { method: Method; scope?: TokenScope | undefined })
   return definition.scope ?? (definition.method === "GET" ? "read" : "write");
 }
 
+/** What API tokens may call a route, in words. */
+function tokenRules(scope: TokenScope, wholeAccount: boolean): string[] {
+  return [
+    scope === "read" ? "A read-only API token may call it." : "An API token needs the `write` scope.",
+    ...(wholeAccount ? ["A token limited to modpacks may not."] : []),
+  ];
+}
+
 function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>): ZodOpenApiOperationObject {
   const { permission } = definition;
   const needsPermission = permission !== "public";
@@ -188,11 +195,12 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
     tags: definition.tags,
     operationId: definition.operationId,
     summary: definition.summary,
-    description: `${
+    description: [
       needsPermission
         ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
-        : definition.description
-    }${takesCaller ? (scope === "read" ? " A read-only API token may call it." : " An API token needs the `write` scope.") : ""}${definition.wholeAccount ? " A token limited to modpacks may not." : ""}`,
+        : definition.description,
+      ...(takesCaller ? tokenRules(scope, definition.wholeAccount === true) : []),
+    ].join(" "),
     ...(needsPermission ? { "x-permission": permission } : {}),
     ...(takesCaller ? { "x-token-scope": scope } : {}),
     ...(definition.wholeAccount ? { "x-whole-account": true } : {}),
@@ -224,7 +232,6 @@ export function defineRoute<
     method: definition.method,
     path: definition.path,
     permission,
-    scope,
     rateLimit: definition.rateLimit ?? "general",
     ...(definition.config ? { config: definition.config } : {}),
     operation: operationOf(definition as unknown as RouteDefinition<AnyObject, AnyObject, Access>),
