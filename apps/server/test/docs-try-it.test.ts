@@ -132,6 +132,12 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
     },
     { method: "POST", path: "/modpacks/{id}/server-file", tag: "server-files", ids: () => ({ id: ids.modpack ?? "" }) },
     {
+      method: "POST",
+      path: "/modpacks/{id}/server-file/patch",
+      tag: "server-files",
+      ids: () => ({ id: ids.modpack ?? "" }),
+    },
+    {
       method: "PATCH",
       path: "/notifications/{id}/read",
       tag: "notifications",

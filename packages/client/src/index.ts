@@ -8,6 +8,7 @@ export type {
   AppRouter,
   CreatedMod,
   CreatedToken,
+  CurrentServerFile,
   ErrorBody,
   ErrorIssue,
   ErrorResponseBody,
@@ -31,6 +32,9 @@ export type {
   Pagination,
   Permission,
   Role,
+  ServerFileChanges,
+  ServerFileFormat,
+  ServerFilePatch,
   SessionInfo,
   TagList,
   User,
@@ -45,6 +49,7 @@ export {
   type NotificationSubscriptionOptions,
 } from "./client.js";
 export { type ApiError, type ApiErrorCode, type ApiIssue, fromErrorBody, isApiError, toApiError } from "./errors.js";
+export { serverFilePatchUrl, serverFileUrl } from "./server-file.js";
 
 /** The input of every procedure: `RouterInputs["modpacks"]["create"]`. */
 export type RouterInputs = inferRouterInputs<AppRouter>;

@@ -1,4 +1,4 @@
-import type { CheckFinding, GameVersion, JobStatus, NotificationType, Role } from "@modpack/contract";
+import type { CheckFinding, GameVersion, JobStatus, NotificationType, Role, TokenScope } from "@modpack/contract";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
@@ -43,6 +43,10 @@ export interface ApiTokensTable {
   expiresAt: NullableTimestamp;
   lastUsedAt: NullableTimestamp;
   createdAt: CreatedAt;
+  /** What the token may do: `read`, and `write` unless it is read-only. */
+  scopes: Generated<TokenScope[]>;
+  /** The modpacks the token is limited to; null: no limit. */
+  modpackIds: string[] | null;
 }
 
 export interface ModpacksTable {
