@@ -164,6 +164,7 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
       ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
       : definition.description,
     ...(needsPermission ? { "x-permission": permission } : {}),
+    "x-rate-limit": definition.rateLimit ?? "general",
     security: needsPermission ? signedIn : definition.optionalSession ? [...signedIn, {}] : [],
     ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
     responses,

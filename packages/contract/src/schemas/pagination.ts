@@ -86,7 +86,9 @@ export const paginationSchema = z
     example: { page: 1, limit: 10, total: 42, totalPages: 5, totalExact: true, nextCursor: "WyJ...In0" },
   });
 
-export const paged = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), pagination: paginationSchema });
+/** A page of a list: at most 100 items, the largest `limit`. */
+export const paged = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item).max(100), pagination: paginationSchema });
 
 export type Pagination = z.infer<typeof paginationSchema>;
 export interface Paged<T> {
