@@ -89,6 +89,12 @@ describe("error bodies", () => {
     }
   });
 
+  it("answers a path parameter over 100 characters with 414 and the error body", async () => {
+    const response = await service.app.inject({ method: "GET", url: `/modpacks/${"a".repeat(101)}` });
+    expect(response.statusCode).toBe(414);
+    expect(response.json().error.code).toEqual(expect.any(String));
+  });
+
   it("answers a thrown failure with 500 and no detail of its cause", async () => {
     const response = await service.app.inject({ method: "GET", url: "/health/ready" });
     expect(response.statusCode).toBe(500);

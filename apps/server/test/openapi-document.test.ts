@@ -99,6 +99,7 @@ describe("the OpenAPI document", () => {
       const responses = operation.responses as Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
       expect(Object.keys(responses), where).toEqual(expect.arrayContaining(["400", "503"]));
       expect(responses["503"]?.$ref, where).toBe("#/components/responses/ServiceUnavailable");
+      if (route.includes("{")) expect(Object.keys(responses), where).toContain("414");
       if (["post", "put", "patch", "delete"].includes(method)) {
         expect(Object.keys(responses), where).toEqual(expect.arrayContaining(["403", "413", "415"]));
       }

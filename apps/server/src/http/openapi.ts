@@ -18,6 +18,7 @@ const errorDescriptions: Record<number, string> = {
   404: "The resource does not exist, or is not visible to the caller.",
   409: "The request conflicts with the resource's current state.",
   413: "The request body is larger than 1 MiB.",
+  414: "A path parameter is longer than 100 characters; the router refuses it before the operation runs.",
   415: "The request body is not JSON.",
   422: "The input is well-formed but cannot be carried out.",
   429: "The caller has too much of this queued or in progress; try again after `Retry-After` seconds.",
@@ -326,13 +327,17 @@ const bodyMethods = new Set(["post", "put", "patch", "delete"]);
 
 /**
  * What the HTTP layer in front of every operation can answer, whatever the operation does: a NUL in
- * any parameter or malformed JSON (400), a cross-site write with the session cookie (403), a body
- * over 1 MiB (413) or not JSON (415), a spent rate limit (429) and an unavailable database (503).
+ * any parameter or malformed JSON (400), a path parameter too long for the router (414), a
+ * cross-site write with the session cookie (403), a body over 1 MiB (413) or not JSON (415), a
+ * spent rate limit (429) and an unavailable database (503).
  * Operations with a rate limit declare its headers on each answer.
  */
 function describeTransport(operation: Operation, method: string): void {
   const { responses } = operation;
   responses["400"] ??= { description: errorDescriptions[400] ?? "", content: errorContent };
+  if (operation.parameters?.some((parameter) => parameter.in === "path")) {
+    responses["414"] = { description: errorDescriptions[414] ?? "", content: errorContent };
+  }
   if (bodyMethods.has(method)) {
     const forbidden = responses["403"]?.content?.["application/json"];
     if (!forbidden) responses["403"] = { description: crossSite, content: errorContent };
