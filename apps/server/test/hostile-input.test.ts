@@ -8,7 +8,8 @@
  * Properties: never a 5xx; every error is JSON in one of the service's three error shapes;
  * a rejected request (>= 400) changes no table (row counts of every table and checksums of the
  * modpack rows, memberships, links, mods, users, export configurations and notifications, taken
- * around each request); and `Object.prototype` is never polluted.
+ * around each request); `Object.prototype` is never polluted; and, when the service stops, every
+ * answer is one the document declares, with a body its schema accepts (test/support/answers.ts).
  *
  * HOSTILE_RUNS sets the runs per operation (default 60); HOSTILE_DEBUG=1 prints the statuses per
  * operation, to see how deep the generated requests reach.
