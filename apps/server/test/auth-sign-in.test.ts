@@ -409,11 +409,12 @@ describe("OpenAPI", () => {
     const start = document.paths["/auth/idp"].get;
     expect(start.operationId).toBe("startSignIn");
     expect(start.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(["redirectTo"]);
-    expect(Object.keys(start.responses)).toEqual(["302"]);
+    // Besides the redirect, what the HTTP layer answers: a NUL in a parameter, sign-in's rate limit, an unavailable database.
+    expect(Object.keys(start.responses)).toEqual(["302", "400", "429", "503"]);
     const callback = document.paths["/auth/idp/callback"].get;
     expect(callback.summary).toBeTruthy();
     expect(callback.description).toBeTruthy();
-    expect(Object.keys(callback.responses).sort()).toEqual(["302", "400", "502"]);
+    expect(Object.keys(callback.responses).sort()).toEqual(["302", "400", "429", "502", "503"]);
     for (const status of ["400", "502"]) {
       expect(callback.responses[status].content["application/json"].schema).toEqual({
         $ref: "#/components/schemas/Error",

@@ -73,6 +73,16 @@ describe("a walk by cursor while rows are added", () => {
     expect(originalSeen).toEqual(original);
   });
 
+  it("walks mods whose names are as long as the workshop allows, in any script, by name", async () => {
+    // 255 characters each: emoji (two UTF-16 units), CJK, control characters JSON escapes as \u00XX.
+    const long = (fill: string, index: number) => `${index}${fill.repeat(255)}`.slice(0, 255 - 11);
+    const names = [long("😀", 0), long("語", 1), long('\u0001"', 2), long("é", 3)];
+    await addMods("Longcursor", names);
+    const seen = await walk("/mods?search=Longcursor&sortBy=name&limit=1", async () => {});
+    expect(seen).toHaveLength(names.length);
+    expect(new Set(seen).size).toBe(names.length);
+  });
+
   it("sees every public modpack once, newest first, while newer ones are created", async () => {
     const created: string[] = [];
     for (let index = 0; index < 12; index++) {

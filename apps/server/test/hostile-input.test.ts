@@ -8,7 +8,8 @@
  * Properties: never a 5xx; every error is JSON in one of the service's three error shapes;
  * a rejected request (>= 400) changes no table (row counts of every table and checksums of the
  * modpack rows, memberships, links, mods, users, export configurations and notifications, taken
- * around each request); and `Object.prototype` is never polluted.
+ * around each request); `Object.prototype` is never polluted; and, when the service stops, every
+ * answer is one the document declares, with a body its schema accepts (test/support/answers.ts).
  *
  * HOSTILE_RUNS sets the runs per operation (default 60); HOSTILE_DEBUG=1 prints the statuses per
  * operation, to see how deep the generated requests reach.
@@ -19,11 +20,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
-import { loadConfig } from "../src/config.js";
-import { type Runtime, startRuntime } from "../src/runtime.js";
+import type { Runtime } from "../src/runtime.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
-import { createTestDatabase, type TestDatabase } from "./support/database.js";
-import type { TestService } from "./support/service.js";
+import { startTestService, type TestService } from "./support/service.js";
 import { snapshot } from "./support/snapshot.js";
 import { signIn } from "./support/users.js";
 
@@ -502,7 +501,7 @@ function requestFor(operation: Operation, document: OpenApiDocument, ids: string
 // ---------------------------------------------------------------------------------------------
 
 let steam: FakeSteam;
-let database: TestDatabase;
+let testService: TestService;
 let runtime: Runtime;
 let document: OpenApiDocument;
 let world: World;
@@ -516,7 +515,7 @@ const perOperation = new Map<string, number>();
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 
 function service(): TestService {
-  return { runtime, app: runtime.app!, database, stop: async () => {} };
+  return testService;
 }
 
 async function inject(options: {
@@ -578,18 +577,12 @@ async function restoreWorld(): Promise<void> {
 
 beforeAll(async () => {
   steam = await startFakeSteam();
-  database = await createTestDatabase();
-  const config = loadConfig({
-    NODE_ENV: "test",
-    LOG_LEVEL: "silent",
-    DATA_DIR: database.dataDir,
-    ...(database.url ? { DATABASE_URL: database.url } : {}),
-    WORKSHOP_API_URL: steam.url,
-    WORKSHOP_TIMEOUT_MS: "2000",
-    WORKSHOP_MAX_RETRIES: "0",
+  // Its answers, however hostile the request, are held against the document when it stops.
+  testService = await startTestService({
+    env: { WORKSHOP_API_URL: steam.url, WORKSHOP_TIMEOUT_MS: "2000", WORKSHOP_MAX_RETRIES: "0" },
+    role: "api",
   });
-  runtime = await startRuntime(config, { role: "api" });
-  await runtime.app!.ready();
+  runtime = testService.runtime;
   for (const id of ["101", "102", "103"]) steam.items.set(id, fakeItem(id));
   steam.collections.set("5000", ["101", "102"]);
 
@@ -657,9 +650,11 @@ afterAll(async () => {
         .map(([k, v]) => `${k}: ${v}`)
         .join("\n")}\n`,
     );
-  await runtime?.close();
-  await database?.drop();
-  await steam?.close();
+  try {
+    await testService?.stop();
+  } finally {
+    await steam?.close();
+  }
 });
 
 const errorShape = (body: unknown): boolean => {

@@ -37,10 +37,11 @@ describe("error bodies", () => {
     expect(response.json()).toEqual({ error: { message: expect.any(String), code: "NOT_FOUND" } });
   });
 
+  // On an operation that takes no input: the body is read, and refused, all the same.
   it("answers malformed JSON with 400", async () => {
     const response = await service.app.inject({
-      method: "POST",
-      url: "/health",
+      method: "PATCH",
+      url: "/notifications/read-all",
       headers: { "content-type": "application/json" },
       payload: '{"name": ',
     });
@@ -51,7 +52,7 @@ describe("error bodies", () => {
   it("answers a body over 1 MiB with 413", async () => {
     const response = await service.app.inject({
       method: "POST",
-      url: "/health",
+      url: "/modpacks",
       headers: { "content-type": "application/json" },
       payload: JSON.stringify({ blob: "x".repeat(1024 * 1024 + 10) }),
     });
@@ -59,6 +60,39 @@ describe("error bodies", () => {
     expect(response.json()).toEqual({
       error: { message: "Request body is larger than 1 MiB", code: "PAYLOAD_TOO_LARGE" },
     });
+  });
+
+  // The body is read before the router's 404, but a path the service does not have answers 404 whatever the body.
+  it.each([
+    [
+      "a body over 1 MiB",
+      { "content-type": "application/json" },
+      JSON.stringify({ blob: "x".repeat(1024 * 1024 + 10) }),
+    ],
+    ["malformed JSON", { "content-type": "application/json" }, '{"name": '],
+    ["a body that is not JSON", { "content-type": "text/plain" }, "hello"],
+    ["a NUL", { "content-type": "application/json" }, '{"name":"a\\u0000b"}'],
+    [
+      "a cross-site write with the session cookie",
+      { "content-type": "application/json", origin: "https://evil.example", cookie: "svcauth.session_token=x" },
+      "{}",
+    ],
+  ])("answers %s on a path it does not have with 404", async (_name, headers, payload) => {
+    for (const [method, url] of [
+      ["POST", "/health"],
+      ["PATCH", "/admin/modpacks/"],
+      ["PUT", "/no/such/path"],
+    ] as const) {
+      const response = await service.app.inject({ method, url, headers, payload });
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json().error.code).toBe("NOT_FOUND");
+    }
+  });
+
+  it("answers a path parameter over 100 characters with 414 and the error body", async () => {
+    const response = await service.app.inject({ method: "GET", url: `/modpacks/${"a".repeat(101)}` });
+    expect(response.statusCode).toBe(414);
+    expect(response.json().error.code).toEqual(expect.any(String));
   });
 
   it("answers a thrown failure with 500 and no detail of its cause", async () => {

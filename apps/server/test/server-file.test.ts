@@ -314,7 +314,17 @@ describe("the OpenAPI document", () => {
     expect(path.post.operationId).toBeDefined();
     const operation = path.get;
     expect(operation.operationId).toBe("getCurrentServerFile");
-    expect(Object.keys(operation.responses).sort()).toEqual(["200", "304", "400", "403", "404", "500", "503"]);
+    expect(Object.keys(operation.responses).sort()).toEqual([
+      "200",
+      "304",
+      "400",
+      "403",
+      "404",
+      "414",
+      "429",
+      "500",
+      "503",
+    ]);
     expect(Object.keys(operation.responses["200"].content).sort()).toEqual(["application/json", "text/plain"]);
     expect(operation.responses["200"].headers).toHaveProperty("Modpack-Check-Errors");
     for (const name of ["MODS", "WORKSHOP_ITEMS", "MAP", "MOD_IDS", "WORKSHOP_IDS", "MOD_NAMES", "MAP_NAMES"]) {
@@ -325,14 +335,29 @@ describe("the OpenAPI document", () => {
     const patch = document.paths["/modpacks/{id}/server-file/patch"].post;
     expect(patch.operationId).toBe("patchServerFile");
     expect(Object.keys(patch.requestBody.content)).toEqual(["text/plain"]);
-    expect(Object.keys(patch.responses).sort()).toEqual(["200", "400", "403", "404", "413", "415", "500", "503"]);
+    expect(Object.keys(patch.responses).sort()).toEqual([
+      "200",
+      "400",
+      "403",
+      "404",
+      "413",
+      "414",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
     expect(Object.keys(patch.responses["200"].headers).sort()).toEqual([
+      "Access-Control-Allow-Origin",
       "Map-Changed",
       "Modpack-Check-Errors",
       "Mods-Added",
       "Mods-Removed",
       "Workshop-Items-Added",
       "Workshop-Items-Removed",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
     ]);
     expect(patch.description).toContain("compared case-sensitively");
   });

@@ -295,11 +295,14 @@ function oauthRoutes(deps: SignInDependencies, providerOf: ProviderSource): Rout
       "The identity provider sends the browser here. Checks `state` against the `svcauth.oauth_state` cookie, exchanges `code` at the provider's token URL (form POST with the PKCE `code_verifier` and HTTP Basic client credentials), reads the user from the userinfo URL, creates the user on the first sign-in and refreshes name, email and image on every one (a verified email listed in ADMIN_EMAILS gets role `admin`), creates a session, sets the `svcauth.session_token` cookie (HttpOnly, Path=/, Max-Age=300) and answers 302 to `redirectTo` or `/`. On any failure no session is created. Public.",
     permission: "public",
     query: z.object({
-      code: firstValue(z.string().optional()).meta({ description: "The authorization code from the provider." }),
-      state: firstValue(z.string().optional()).meta({
+      // Bounds well above what providers send, so no input is unbounded.
+      code: firstValue(z.string().max(2048).optional()).meta({
+        description: "The authorization code from the provider.",
+      }),
+      state: firstValue(z.string().max(512).optional()).meta({
         description: "The state sent to the provider by `GET /auth/idp`.",
       }),
-      error: firstValue(z.string().optional()).meta({
+      error: firstValue(z.string().max(256).optional()).meta({
         description: "Set by the provider when the sign-in was refused, e.g. `access_denied`.",
       }),
     }),

@@ -203,6 +203,7 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
     ].join(" "),
     ...(needsPermission ? { "x-permission": permission } : {}),
     ...(takesCaller ? { "x-token-scope": scope } : {}),
+    "x-rate-limit": definition.rateLimit ?? "general",
     ...(definition.wholeAccount ? { "x-whole-account": true } : {}),
     security: needsPermission
       ? signedIn

@@ -67,6 +67,7 @@ export function docsRoutes(config: Config, document: () => unknown): RouteModule
           },
         },
       },
+      301: { description: "`/docs` without the trailing slash: to `/docs/`, where the reference's pages are served." },
     },
     errors: { 404: "Disabled in production" },
     // Only its OpenAPI entry is used: Scalar's plugin registers the routes that serve these pages.

@@ -39,6 +39,11 @@ export function downloadUrls(publicUrl: string): (exportId: string) => string {
   return (exportId) => `${publicUrl}${DOWNLOAD_PATH.replace("{exportId}", encodeURIComponent(exportId))}`;
 }
 
+const etagHeader = z
+  .string()
+  .max(128)
+  .meta({ description: "The file's version; send it back in `If-None-Match` to get a 304." });
+
 /** `GET /modpacks/export/{exportId}/download`: the generated server file as an attachment. */
 export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
   const download = defineRoute({
@@ -57,6 +62,7 @@ export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
       200: {
         description: "The server file.",
         headers: z.object({
+          ETag: etagHeader,
           "Content-Disposition": z.string().meta({
             description:
               "`attachment; filename=\"<modpack-slug>-<version>.ini\"`, plus `filename*=UTF-8''<modpack name>-<version>.ini` when the modpack's name is not plain ASCII (RFC 6266)",
@@ -69,6 +75,10 @@ export function downloadRoutes(deps: DownloadRouteDependencies): RouteModule {
               "# Modpack Collection Service\n# Modpack: My pack (0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d)\n# Game version: 41x\n# Generated: 2026-11-21T12:00:00.000Z\nMods=Brita;Brita_2\nWorkshopItems=2200148440\nMap=Muldraugh, KY\n",
           },
         },
+      },
+      304: {
+        description: "Not modified: `If-None-Match` names the file's `ETag` (a completed file never changes); no body.",
+        headers: z.object({ ETag: etagHeader }),
       },
     },
     errors: {

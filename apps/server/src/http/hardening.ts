@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
 import fastifyCors from "@fastify/cors";
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyServerOptions } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import type { Config } from "../config.js";
 import { describeError, httpError, sendError } from "../edge/errors.js";
 import { type Authenticate, SESSION_COOKIE } from "../edge/routes.js";
@@ -48,11 +48,13 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
     done();
   });
 
-  // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused.
+  // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused. A path
+  // the service does not have is a 404 whatever the request (here and in the checks below).
   app.addHook("onRequest", (request, reply, done) => {
     const origin = request.headers.origin;
     if (
       bodyMethods.has(request.method) &&
+      !request.is404 &&
       origin &&
       !allowedOrigins.has(origin) &&
       !request.headers.authorization?.toLowerCase().startsWith("bearer ") &&
@@ -66,7 +68,10 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
 
   // Postgres text cannot hold NUL: a request carrying one is refused before any procedure runs.
   app.addHook("preValidation", (request, reply, done) => {
-    if (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body)) {
+    if (
+      request.is404 ||
+      (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body))
+    ) {
       done();
       return;
     }
@@ -110,12 +115,14 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
     strictPreflight: false,
   });
 
+  const notFound = (request: FastifyRequest) =>
+    httpError(404, `Route ${request.method} ${request.url.split("?")[0]} not found`);
   app.setErrorHandler((error, request, reply) => {
+    // A body the parser refused (too large, not JSON, malformed) on a path the service does not have.
+    if (request.is404) return sendError(reply, notFound(request));
     if (describeError(error).status >= 500) request.log.error({ err: error }, "request failed");
     return sendError(reply, error);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, httpError(404, `Route ${request.method} ${request.url.split("?")[0]} not found`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)));
   return rateLimits;
 }

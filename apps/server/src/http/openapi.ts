@@ -12,12 +12,13 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { OpenApiPaths } from "../edge/routes.js";
 
 const errorDescriptions: Record<number, string> = {
-  400: "The input breaks a rule of the schema (the body lists the issues).",
+  400: "The input breaks a rule of the schema (the body lists the issues), a parameter or the body holds the NUL character, or the body is malformed JSON (on every operation, including those that take no input).",
   401: "No valid session cookie or Bearer token.",
   403: "The caller may not do this: the role lacks the permission, or a resource rule (owner, member) refuses.",
   404: "The resource does not exist, or is not visible to the caller.",
   409: "The request conflicts with the resource's current state.",
   413: "The request body is larger than 1 MiB.",
+  414: "A path parameter is longer than 100 characters; the router refuses it before the operation runs.",
   415: "The request body is not JSON.",
   422: "The input is well-formed but cannot be carried out.",
   429: "The caller has too much of this queued or in progress; try again after `Retry-After` seconds.",
@@ -127,7 +128,8 @@ interface Media {
 interface Operation {
   parameters?: Array<{ in: string; schema?: JsonSchema; example?: unknown }>;
   requestBody?: { content?: Record<string, Media> };
-  responses: Record<string, { description: string; headers?: object; content?: Record<string, Media> }>;
+  /** A response, or a `$ref` to a shared one (which has neither description nor content here). */
+  responses: Record<string, { description?: string; headers?: object; content?: Record<string, Media>; $ref?: string }>;
   security?: object[];
   [extension: `x-${string}`]: unknown;
 }
@@ -143,7 +145,7 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
     title: "Modpack Collection Service",
     version: "1.0.0",
     description:
-      'Curate Project Zomboid modpacks with friends, import Steam Workshop collections, tune load order and download a ready `servertest.ini`.\n\nSign in at `/auth/idp` in a browser (a session cookie), or send `Authorization: Bearer <token>` with a token from `POST /auth/tokens`.\n\n**Types are strict.** A JSON body\'s values keep their JSON type: a string where a boolean or a number goes (`"isPublic": "false"`) is a 400 naming the field, never read as `true`. Query parameters are read exactly: integers as plain decimal digits (`page=2`, not `2.0`, `+2` or `1e1`), booleans as `true` or `false`; an empty parameter (`page=`) is the same as none.',
+      'Curate Project Zomboid modpacks with friends, import Steam Workshop collections, tune load order and download a ready `servertest.ini`.\n\nSign in at `/auth/idp` in a browser (a session cookie), or send `Authorization: Bearer <token>` with a token from `POST /auth/tokens`.\n\n**Types are strict.** A JSON body\'s values keep their JSON type: a string where a boolean or a number goes (`"isPublic": "false"`) is a 400 naming the field, never read as `true`. Query parameters are read exactly: integers as plain decimal digits (`page=2`, not `2.0`, `+2` or `1e1`), booleans as `true` or `false`; an empty parameter (`page=`) is the same as none.\n\n**Text is stored as UTF-8.** A lone surrogate in a JSON string (`"\\ud800"` without its pair) is stored, and answered, as U+FFFD; NUL (`\\u0000`) is refused with a 400.',
     license: { name: "MIT", identifier: "MIT" },
     baseUrl: options.publicUrl,
     securitySchemes: {
@@ -158,11 +160,19 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
     },
   });
   document.security = [{ cookieAuth: [] }, { bearerAuth: [] }];
+  // The service's own address: for anyone, not an internal audience.
+  for (const server of document.servers ?? []) Object.assign(server, { "x-internal": false });
   document.tags = tagOrder.map(([name, description]) => ({ name, description }));
 
   // trpc-to-openapi registers default error schemas that the responses below replace.
   const schemas = (document.components?.schemas ?? {}) as Record<string, JsonSchema>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
+
+  document.components = {
+    ...document.components,
+    headers: { ...document.components?.headers, ...sharedHeaders },
+    responses: { ...document.components?.responses, ...sharedResponses },
+  };
 
   const procedures = new Map<string, Meta>();
   for (const { meta } of operations()) {
@@ -173,11 +183,14 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
       const meta = procedures.get(`${method} ${path}`);
       if (meta) describeProcedure(operation, meta);
+      describeTransport(operation, method);
       addExamples(operation, schemas);
       rows.push(permissionRow(method, path, operation));
     }
   }
   document.info.description = `${document.info.description ?? ""}\n\n${permissionTable(rows)}`;
+  declareIntegerFormats(document.paths);
+  declareIntegerFormats(document.components);
   return document;
 }
 
@@ -201,6 +214,27 @@ function permissionTable(rows: string[]): string {
   ].join("\n");
 }
 
+/**
+ * Gives every integer schema the format its bounds allow (`int32` or `int64`), so generated clients
+ * pick the right type. Examples are values, not schemas, and are left as they are.
+ */
+function declareIntegerFormats(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) declareIntegerFormats(item);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  const schema = node as JsonSchema & { minimum?: number; maximum?: number };
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("integer") && schema.format === undefined) {
+    const int32 = (schema.minimum ?? -Infinity) >= -(2 ** 31) && (schema.maximum ?? Infinity) <= 2 ** 31 - 1;
+    schema.format = int32 ? "int32" : "int64";
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key !== "example" && key !== "examples") declareIntegerFormats(value);
+  }
+}
+
 /** A procedure's public access, its real success status and its error responses with the service's bodies. */
 function describeProcedure(operation: Operation, meta: Meta): void {
   const { responses } = operation;
@@ -215,6 +249,15 @@ function describeProcedure(operation: Operation, meta: Meta): void {
     if (meta.alreadyThere && ok.content) {
       responses["200"] = { description: meta.alreadyThere, content: structuredClone(ok.content) };
     }
+  }
+  operation["x-rate-limit"] = meta.rateLimit ?? "general";
+  if (meta.cache) {
+    const success = responses["200"];
+    if (success) success.headers = { ...success.headers, ...cacheHeaders };
+    responses["304"] = {
+      description: "Not modified: `If-None-Match` names the current `ETag`; no body.",
+      headers: cacheHeaders,
+    };
   }
   const statuses = new Set<number>(meta.errors ?? []);
   if (!isPublic) statuses.add(401);
@@ -241,15 +284,110 @@ function describeProcedure(operation: Operation, meta: Meta): void {
           : { $ref: "#/components/schemas/Error" };
     responses[status] = {
       description: errorDescriptions[status] ?? "Error",
-      ...(status === 429 ? { headers: retryAfterHeader } : {}),
       content: { "application/json": { schema } },
     };
   }
 }
 
-const retryAfterHeader = {
-  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },
+const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+
+/** Headers several operations send, declared once. */
+const sharedHeaders: Record<
+  string,
+  {
+    description: string;
+    schema: { type: "integer" | "string"; format?: string; minimum?: number; maximum?: number; maxLength?: number };
+  }
+> = {
+  "Retry-After": {
+    description: "Seconds to wait before trying again.",
+    schema: { type: "integer", format: "int32", minimum: 1, maximum: 86_400 },
+  },
+  "X-RateLimit-Limit": {
+    description: "Requests allowed in the current window of the operation's rate limit.",
+    schema: { type: "integer", format: "int32", minimum: 0, maximum: 2 ** 31 - 1 },
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current window.",
+    schema: { type: "integer", format: "int32", minimum: 0, maximum: 2 ** 31 - 1 },
+  },
+  "X-RateLimit-Reset": {
+    description: "Seconds until the window starts again.",
+    schema: { type: "integer", format: "int32", minimum: 0, maximum: 86_400 },
+  },
+  "Access-Control-Allow-Origin": {
+    description:
+      "The request's `Origin`, echoed when it is `PUBLIC_URL`'s origin or listed in `ORIGIN_ALLOWED` (CORS); absent otherwise.",
+    schema: { type: "string", maxLength: 2048 },
+  },
+  ETag: {
+    description: "The version of this answer; send it back in `If-None-Match` to get a 304 while it holds.",
+    schema: { type: "string", maxLength: 128 },
+  },
 };
+
+/** Headers on every answer of a rate-limited operation: the state of its limit, and CORS's. */
+const answerHeaders = {
+  "Access-Control-Allow-Origin": { $ref: "#/components/headers/Access-Control-Allow-Origin" },
+  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
+  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+};
+const cacheHeaders = { ETag: { $ref: "#/components/headers/ETag" } };
+const retryAfter = { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
+
+/** Answers any operation may give, declared once and referenced by each operation. */
+const sharedResponses = {
+  TooManyRequests: {
+    description:
+      "Too many requests: the caller spent its rate limit for this window, or has too much of this work queued or in progress. Try again after `Retry-After` seconds.",
+    headers: { ...retryAfter, ...answerHeaders },
+    content: errorContent,
+  },
+  ServiceUnavailable: {
+    description: errorDescriptions[503] ?? "",
+    headers: { ...retryAfter, "Access-Control-Allow-Origin": answerHeaders["Access-Control-Allow-Origin"] },
+    content: errorContent,
+  },
+};
+
+/** Methods whose requests may carry a body, and so meet the body rules (size, media type, cross-site). */
+const bodyMethods = new Set(["post", "put", "patch", "delete"]);
+
+/**
+ * What the HTTP layer in front of every operation can answer, whatever the operation does: a NUL in
+ * any parameter or malformed JSON (400), a path parameter too long for the router (414), a
+ * cross-site write with the session cookie (403), a body over 1 MiB (413) or not JSON (415), a
+ * spent rate limit (429) and an unavailable database (503).
+ * Operations with a rate limit declare its headers on each answer.
+ */
+function describeTransport(operation: Operation, method: string): void {
+  const { responses } = operation;
+  responses["400"] ??= { description: errorDescriptions[400] ?? "", content: errorContent };
+  if (operation.parameters?.some((parameter) => parameter.in === "path")) {
+    responses["414"] = { description: errorDescriptions[414] ?? "", content: errorContent };
+  }
+  if (bodyMethods.has(method)) {
+    const forbidden = responses["403"]?.content?.["application/json"];
+    if (!forbidden) responses["403"] = { description: crossSite, content: errorContent };
+    else if (forbidden.schema?.$ref === "#/components/schemas/NoPermission") {
+      forbidden.schema = { oneOf: [forbidden.schema, { $ref: "#/components/schemas/Error" }] };
+    }
+    responses["413"] = { description: errorDescriptions[413] ?? "", content: errorContent };
+    responses["415"] = { description: errorDescriptions[415] ?? "", content: errorContent };
+  }
+  const limited = operation["x-rate-limit"] !== "none";
+  if (limited) responses["429"] = { $ref: "#/components/responses/TooManyRequests" };
+  responses["503"] = { $ref: "#/components/responses/ServiceUnavailable" };
+  if (limited) {
+    for (const response of Object.values(responses)) {
+      if (!response.$ref) response.headers = { ...answerHeaders, ...response.headers };
+    }
+  }
+}
+
+const crossSite =
+  "A write sent with the session cookie from an origin that is neither `PUBLIC_URL` nor in `ORIGIN_ALLOWED` (cross-site request forgery).";
 
 /**
  * Gives the path parameters, request body and JSON success responses an example built from the

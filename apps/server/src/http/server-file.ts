@@ -85,7 +85,7 @@ function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
 const modpackParams = z.object({ id: uuid.meta({ description: "The modpack's id" }) });
 
 const checkErrorsHeader = z.object({
-  "Modpack-Check-Errors": z.string().meta({
+  "Modpack-Check-Errors": z.string().regex(/^\d+$/).max(10).meta({
     description:
       "How many errors the modpack check finds for this version (`0` when none): a script may refuse to start on more",
     example: "0",
@@ -95,7 +95,7 @@ const checkErrorsHeader = z.object({
 const INI_EXAMPLE =
   "# Modpack Collection Service\n# Modpack: My pack (0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d)\n# Game version: 42x\nMods=\\Brita;\\Brita_2\nWorkshopItems=2200148440\nMap=Muldraugh, KY\n";
 
-const count = (what: string) => z.string().meta({ description: what, example: "0" });
+const count = (what: string) => z.string().regex(/^\d+$/).max(10).meta({ description: what, example: "0" });
 const changeHeaders = {
   "Mods-Added": count("In-game ids the patch added to `Mods=`"),
   "Mods-Removed": count("In-game ids the patch removed from `Mods=`"),
@@ -138,7 +138,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       200: {
         description: "The current file in the asked format.",
         headers: checkErrorsHeader.extend({
-          ETag: z.string().meta({ description: "A strong validator of the answer's bytes" }),
+          ETag: z.string().max(64).meta({ description: "A strong validator of the answer's bytes" }),
         }),
         content: {
           "text/plain": { schema: z.string(), example: INI_EXAMPLE },
@@ -189,7 +189,10 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
     query: patchServerFileQuery,
     requestBody: {
       description: "The server's whole `servertest.ini`, UTF-8.",
-      content: { "text/plain": { schema: z.string(), example: PATCH_EXAMPLE_INPUT } },
+      content: {
+        // The body limit is in bytes (1 MiB); a string of as many characters is the bound a schema can state.
+        "text/plain": { schema: z.string().max(1024 * 1024), example: PATCH_EXAMPLE_INPUT },
+      },
     },
     responses: {
       200: {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { WORKSHOP_ID } from "@modpack/contract";
+import { WORKSHOP_ID, workshopTextLimits } from "@modpack/contract";
 import { z } from "zod";
 import { type BuildModIds, parseDescription, type RejectedDescriptionValue } from "./description.js";
 
@@ -37,15 +37,8 @@ export interface WorkshopItem {
   rejectedValues?: RejectedDescriptionValue[];
 }
 
-/** Bounds on the text taken from the Steam Web API, in UTF-16 code units. */
-export const WORKSHOP_TEXT_LIMITS = {
-  title: 255,
-  description: 100_000,
-  tags: 50,
-  tag: 100,
-  previewUrl: 2048,
-  requiredItems: 1000,
-} as const;
+/** Bounds on the text taken from the Steam Web API, in UTF-16 code units: the contract's, which the document states. */
+export const WORKSHOP_TEXT_LIMITS = workshopTextLimits;
 
 export type WorkshopItemResult =
   | { ok: true; item: WorkshopItem }

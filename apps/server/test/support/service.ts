@@ -2,12 +2,16 @@ import type { Services } from "@modpack/contract";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Environment, loadConfig } from "../../src/config.js";
 import { type Runtime, startRuntime } from "../../src/runtime.js";
+import { type Answer, recordAnswers, undeclaredAnswers } from "./answers.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 
 export interface TestService {
   runtime: Runtime;
   app: FastifyInstance;
   database: TestDatabase;
+  /** Every answer the app has sent so far. */
+  answers: Answer[];
+  /** Stops the service, then fails if it gave an answer its OpenAPI document does not describe. */
   stop(): Promise<void>;
 }
 
@@ -42,14 +46,23 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...(options.logger ? { logger: options.logger } : {}),
   });
   if (!runtime.app) throw new Error("the test service has no HTTP app");
-  await runtime.app.ready();
+  const answers = recordAnswers(runtime.app);
+  const app = runtime.app;
+  // Read now, while the app is sure to be open: some tests close it themselves before stop().
+  const document = (await app.inject({ method: "GET", url: "/openapi.json" })).json();
+  answers.length = 0;
   return {
     runtime,
-    app: runtime.app,
+    app,
     database,
+    answers,
     async stop() {
       await runtime.close();
       if (!options.database) await database.drop();
+      const problems = undeclaredAnswers(document, answers.splice(0));
+      if (problems.length > 0) {
+        throw new Error(`answers the OpenAPI document does not describe:\n${problems.join("\n")}`);
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { gameVersions, uuid } from "./common.js";
+import { workshopIdSchema } from "./workshop.js";
 
 export const checkFindingCodes = [
   "missing-requirement",
@@ -23,10 +24,9 @@ export const checkFindingSchema = z
     severity: z.enum(checkSeverities),
     message: z.string().meta({ description: "What is wrong and what to do, in words" }),
     modId: uuid.optional().meta({ description: "The mod the finding is about" }),
-    workshopId: z.string().optional().meta({ description: "That mod's workshop id" }),
+    workshopId: workshopIdSchema.optional().meta({ description: "That mod's workshop id" }),
     platformModId: z.string().optional().meta({ description: "The in-game id concerned (`id-clash`)" }),
-    requiredWorkshopId: z
-      .string()
+    requiredWorkshopId: workshopIdSchema
       .optional()
       .meta({ description: "The required workshop item (`missing-requirement`, `requirement-order`)" }),
     relatedModIds: z

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
-import { workshopUrlSchema } from "./workshop.js";
+import { workshopIdSchema, workshopUrlSchema } from "./workshop.js";
 
 export const jobStatuses = ["pending", "running", "completed", "failed"] as const;
 
@@ -27,7 +27,7 @@ export const importStatusSchema = z
   .object({
     importId: uuid,
     status: z.enum(jobStatuses),
-    platformUrl: z.string(),
+    platformUrl: z.string().max(500),
     modsImported: z.number().int(),
     modsFailed: z.number().int(),
     progress: z
@@ -37,7 +37,7 @@ export const importStatusSchema = z
     failures: z
       .array(
         z.object({
-          workshopId: z.string(),
+          workshopId: workshopIdSchema,
           reason: z.string().meta({
             description:
               "`missing`, `wrong_game`, `collection`, `banned`, `unavailable` or `unstorable` (the item could not be imported); `ids_rejected` (the item was imported with its usable in-game ids, `detail` names the values left out)",

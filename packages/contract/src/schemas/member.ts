@@ -8,7 +8,8 @@ export const memberPermissionList = z
   .max(memberPermissions.length)
   .refine((list) => new Set(list).size === list.length, { message: "Permissions must not repeat" })
   .meta({
-    description: "What the member may do: `read`, `add-mod`, `remove-mod`, `import`, `configure`",
+    uniqueItems: true,
+    description: "What the member may do: `read`, `add-mod`, `remove-mod`, `import`, `configure`; each at most once",
     example: ["read", "add-mod"],
   });
 
@@ -17,7 +18,7 @@ export const memberSchema = z
     userId: uuid,
     name: z.string(),
     image: z.string(),
-    permission: z.array(z.enum(memberPermissions)),
+    permission: z.array(z.enum(memberPermissions)).max(memberPermissions.length),
     isActive: z.boolean(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -38,7 +39,7 @@ export const memberSchema = z
 export const invitationSchema = z
   .object({
     email: z.string(),
-    permission: z.array(z.string()),
+    permission: z.array(z.string().max(20)).max(memberPermissions.length),
     status: z.literal("invited"),
     createdAt: timestamp,
     expiresAt: timestamp.meta({

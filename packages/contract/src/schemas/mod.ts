@@ -11,6 +11,7 @@ import {
   sortOrderParam,
   tagsParam,
 } from "./pagination.js";
+import { workshopIdSchema, workshopTextLimits } from "./workshop.js";
 
 /** The example mod (`buildModIds` is only in the `Mod` schema's own example). */
 const modExample = {
@@ -32,8 +33,8 @@ const modExample = {
 export const modSchema = z
   .object({
     id: uuid,
-    name: z.string(),
-    workshopId: z.string(),
+    name: z.string().max(workshopTextLimits.title),
+    workshopId: workshopIdSchema,
     platformModId: z
       .array(z.string())
       .meta({ description: "Every in-game mod id (the `Mods=` values) the workshop page names, for any build" }),
@@ -42,10 +43,10 @@ export const modSchema = z
         "The in-game ids for each game build: ids the page names for one build (`Mod ID (b42): X`, `[B42] Mod ID: X`) only there, the others in both. The 41x server file uses the 41x ids, the 42x file the 42x ids.",
     }),
     mapFolders: z.array(z.string()),
-    requiredWorkshopIds: z.array(z.string()),
-    description: z.string(),
-    avatarUrl: z.string(),
-    tags: z.array(z.string()),
+    requiredWorkshopIds: z.array(workshopIdSchema).max(workshopTextLimits.requiredItems),
+    description: z.string().max(workshopTextLimits.description),
+    avatarUrl: z.string().max(workshopTextLimits.previewUrl),
+    tags: z.array(z.string().max(workshopTextLimits.tag)).max(workshopTextLimits.tags),
     isActive: z.boolean().meta({ description: "False when the item was removed from the workshop or banned" }),
     timeUpdated: timestamp.nullable().meta({ description: "When the workshop item was last updated" }),
     createdAt: timestamp,
@@ -66,7 +67,7 @@ const linkShape = {
 };
 
 export const dependencyLinkSchema = z
-  .object({ ...linkShape, workshopId: z.string().meta({ description: "The required mod's workshop id" }) })
+  .object({ ...linkShape, workshopId: workshopIdSchema.meta({ description: "The required mod's workshop id" }) })
   .meta({ id: "DependencyLink" });
 
 export const modpackModLinkSchema = z
@@ -102,7 +103,7 @@ export const modPageSchema = paged(modSchema).meta({ id: "ModPage" });
 export const modpackModPageSchema = paged(modpackModSchema).meta({ id: "ModpackModPage" });
 
 export const tagListSchema = z
-  .object({ tags: z.array(z.object({ name: z.string(), count: z.number().int() })) })
+  .object({ tags: z.array(z.object({ name: z.string().max(workshopTextLimits.tag), count: z.number().int() })) })
   .meta({ id: "TagList", example: { tags: [{ name: "Build 41", count: 120 }] } });
 
 const modAttribute = z

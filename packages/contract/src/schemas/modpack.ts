@@ -18,7 +18,10 @@ const name = z
   .trim()
   .min(3, { message: "Must be 3-50 characters" })
   .max(50, { message: "Must be 3-50 characters" })
-  .meta({ example: "Brita's Apocalypse" });
+  .meta({
+    description: "3-50 characters once leading and trailing spaces are trimmed (stored trimmed)",
+    example: "Brita's Apocalypse",
+  });
 const description = z
   .string()
   .max(1024, { message: "Must be at most 1024 characters" })
@@ -48,10 +51,15 @@ const summaryExample = {
 export const modpackSummarySchema = z
   .object({
     id: uuid,
-    name: z.string(),
-    description: z.string().nullable(),
-    avatarUrl: z.string().nullable(),
-    platformUrl: z.string().nullable().meta({ description: "The Steam Workshop collection the modpack follows" }),
+    // What input allows: every modpack is written through the create, update and duplicate inputs.
+    name: z.string().max(50),
+    description: z.string().max(1024).nullable(),
+    avatarUrl: z.string().max(2048).nullable(),
+    platformUrl: z
+      .string()
+      .max(500)
+      .nullable()
+      .meta({ description: "The Steam Workshop collection the modpack follows" }),
     owner: uuid.meta({ description: "User id of the owner" }),
     isPublic: z.boolean(),
     isVerified: z.boolean(),

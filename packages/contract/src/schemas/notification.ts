@@ -43,7 +43,7 @@ export const notificationListInput = z.object({
 
 export const notificationListSchema = z
   .object({
-    notifications: z.array(notificationSchema),
+    notifications: z.array(notificationSchema).max(100),
     unreadCount: z
       .number()
       .int()

@@ -35,7 +35,12 @@ export const pageParam = queryInt({
   description: `Page number, from 1. \`page × limit\` may not exceed ${MAX_PAGE_DEPTH} (400 beyond it): read further with \`cursor\``,
 });
 /** An opaque position from `pagination.nextCursor`: the page after it, in the same sort. */
-export const cursorParam = z.string().max(500).optional().meta({
+/**
+ * A cursor's longest form: base64url of the list's key, the last row's sort value (a mod's name of
+ * up to 255 characters, each written as up to six characters of JSON) and its id.
+ */
+export const MAX_CURSOR_LENGTH = 4096;
+export const cursorParam = z.string().max(MAX_CURSOR_LENGTH).optional().meta({
   description:
     "Opaque position from `pagination.nextCursor` of the previous page: answers the page after it, in the same sort and filters (stable while rows are added). With a cursor, `page` only labels the answer. A cursor from another sort answers 400",
 });
@@ -77,7 +82,7 @@ export const paginationSchema = z
       description:
         "false when `total` (and `totalPages`) is the database's estimate: exact counts stop at 1,000 matches; absent or true when exact",
     }),
-    nextCursor: z.string().nullable().optional().meta({
+    nextCursor: z.string().max(MAX_CURSOR_LENGTH).nullable().optional().meta({
       description: "Pass as `cursor` for the page after this one; null on the last page",
     }),
   })
@@ -86,7 +91,9 @@ export const paginationSchema = z
     example: { page: 1, limit: 10, total: 42, totalPages: 5, totalExact: true, nextCursor: "WyJ...In0" },
   });
 
-export const paged = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), pagination: paginationSchema });
+/** A page of a list: at most 100 items, the largest `limit`. */
+export const paged = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item).max(100), pagination: paginationSchema });
 
 export type Pagination = z.infer<typeof paginationSchema>;
 export interface Paged<T> {

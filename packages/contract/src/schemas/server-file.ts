@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkFindingSchema } from "./check.js";
 import { gameVersions } from "./common.js";
+import { workshopIdSchema } from "./workshop.js";
 
 /** The forms the current server file is served in. */
 export const serverFileFormats = ["ini", "json", "env"] as const;
@@ -24,7 +25,7 @@ export const currentServerFileSchema = z
     mods: z
       .array(z.string())
       .meta({ description: "The `Mods=` entries in load order, as written (42x ids start with `\\`)" }),
-    workshopItems: z.array(z.string()).meta({ description: "The `WorkshopItems=` entries" }),
+    workshopItems: z.array(workshopIdSchema).meta({ description: "The `WorkshopItems=` entries" }),
     map: z.array(z.string()).meta({ description: "The `Map=` entries: the mods' map folders, then `Muldraugh, KY`" }),
     findings: z.array(checkFindingSchema).meta({
       description: "The modpack check's errors and warnings for this version, as the `ini` form's header lists them",

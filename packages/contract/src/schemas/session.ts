@@ -23,7 +23,7 @@ export const userSchema = z
 export const sessionSchema = z
   .object({
     session: z.object({
-      id: z.string().meta({ description: "The session id, or the API token id for Bearer API-token callers" }),
+      id: z.string().max(100).meta({ description: "The session id, or the API token id for Bearer API-token callers" }),
       userId: uuid,
       expiresAt: timestamp,
     }),

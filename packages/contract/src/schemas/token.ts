@@ -15,6 +15,7 @@ export const createTokenInput = z
       .meta({ description: "Lifetime in days (1-365); 90 when omitted" }),
     scopes: z
       .array(z.enum(tokenScopes))
+      .max(tokenScopes.length)
       .refine((scopes) => scopes.includes("read") && new Set(scopes).size === scopes.length, {
         message: 'Must be ["read"] or ["read", "write"]',
       })
@@ -49,20 +50,25 @@ const tokenExample = {
 export const apiTokenSchema = z
   .object({
     id: uuid,
-    name: z.string(),
+    name: z.string().max(100),
     createdAt: timestamp,
     expiresAt: timestamp,
     lastUsedAt: timestamp.nullable(),
     scopes: z
       .array(z.enum(tokenScopes))
+      .max(tokenScopes.length)
       .meta({ description: "What the token may do: `read`, and `write` unless read-only" }),
-    modpackIds: z.array(uuid).nullable().meta({ description: "The modpacks the token is limited to; null: no limit" }),
+    modpackIds: z
+      .array(uuid)
+      .max(100)
+      .nullable()
+      .meta({ description: "The modpacks the token is limited to; null: no limit" }),
   })
   .meta({ id: "ApiToken", example: tokenExample });
 
 export const createdTokenSchema = apiTokenSchema
   .extend({
-    token: z.string().meta({
+    token: z.string().max(100).meta({
       description: "The secret, shown only in this response. Send it as `Authorization: Bearer <token>`.",
       example: "mcs_2g7kq4v5n6x3b8c9d0f1h2j3k4m5p6q7r8s9t0",
     }),

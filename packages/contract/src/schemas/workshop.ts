@@ -7,6 +7,19 @@ const paths = new Set(["/sharedfiles/filedetails", "/workshop/filedetails"]);
 /** A Steam Workshop item id as text: decimal digits, at most 20 (Steam's ids are unsigned 64-bit numbers). */
 export const WORKSHOP_ID = /^\d{1,20}$/;
 
+/** A workshop id as the service answers it (WORKSHOP_ID). */
+export const workshopIdSchema = z.string().max(20);
+
+/** How much of a workshop item the service keeps: longer text is cut, further tags and requirements dropped. */
+export const workshopTextLimits = {
+  title: 255,
+  description: 100_000,
+  tags: 50,
+  tag: 100,
+  previewUrl: 2048,
+  requiredItems: 1000,
+} as const;
+
 /**
  * The workshop id of a Steam Workshop page URL on the community domain:
  * `http(s)://(www.)steamcommunity.com/sharedfiles/filedetails/?id=N` or `.../workshop/filedetails/?id=N`
@@ -47,4 +60,11 @@ export const workshopUrlSchema = z
   .refine((value) => parseWorkshopUrl(value) !== null, {
     message: "Must be a Steam Workshop URL: https://steamcommunity.com/sharedfiles/filedetails/?id=<number>",
   })
-  .meta({ example: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298" });
+  .meta({
+    // The parser's rule as a pattern, for clients to check before sending; the parser has the last word.
+    pattern:
+      "^\\s*[Hh][Tt][Tt][Pp][Ss]?://([Ww][Ww][Ww]\\.)?[Ss][Tt][Ee][Aa][Mm][Cc][Oo][Mm][Mm][Uu][Nn][Ii][Tt][Yy]\\.[Cc][Oo][Mm]/(sharedfiles|workshop)/filedetails/?\\?([^#]*&)?id=[1-9][0-9]{0,19}(&[^#]*)?(#.*)?\\s*$",
+    description:
+      "A Steam Workshop page: `http(s)://(www.)steamcommunity.com/sharedfiles/filedetails/?id=N` or `.../workshop/filedetails/?id=N`, exactly one `id` (1-20 digits, no leading zero), no credentials or port; surrounding spaces are trimmed",
+    example: "https://steamcommunity.com/sharedfiles/filedetails/?id=2875848298",
+  });
