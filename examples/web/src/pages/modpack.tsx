@@ -2,10 +2,8 @@ import type { GameVersion, ModpackMod, RouterOutputs } from "@modpack/client";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type DragEvent, type FormEvent, useEffect, useState } from "react";
 import { serviceUrl, useTRPC } from "../api";
-import { Empty, ErrorNotice, Loading, Thumbnail } from "../components";
+import { checkVerdict, Empty, ErrorNotice, type Finding, FindingList, Loading, Thumbnail } from "../components";
 import { Link } from "../router";
-
-type Finding = RouterOutputs["checks"]["get"]["findings"][number];
 
 /** The most mods one page of the list holds; a bigger pack is read page after page. */
 const MOD_PAGE = 100;
@@ -40,6 +38,9 @@ export function ModpackPage({ id }: { id: string }) {
           <span className={`badge ${modpack.data.isPublic ? "badge-public" : ""}`}>
             {modpack.data.isPublic ? "Public" : "Private"}
           </span>
+          <Link to={`/modpacks/${encodeURIComponent(id)}/server`} className="button button-small">
+            Server
+          </Link>
           <label className="inline-field">
             Game version
             <select value={version} onChange={(event) => setVersion(event.target.value as GameVersion)}>
@@ -212,38 +213,13 @@ function inLoadOrder(mods: ModpackMod[], order: string[]): ModpackMod[] {
   return [...listed, ...mods.filter((mod) => !seen.has(mod.id))];
 }
 
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
 /** The check's verdict for the version, and the findings about no one mod. */
 function CheckSummary({ check, general }: { check: RouterOutputs["checks"]["get"]; general: Finding[] }) {
-  const errors = check.findings.filter((finding) => finding.severity === "error").length;
-  const warnings = check.findings.filter((finding) => finding.severity === "warning").length;
-  const build = `Build ${check.version.slice(0, 2)}`;
-  const verdict = !check.ok
-    ? `Will not load on ${build}: ${count(errors, "error")}${warnings ? `, ${count(warnings, "warning")}` : ""}.`
-    : warnings
-      ? `Loads on ${build}, with ${count(warnings, "warning")}.`
-      : `Ready to load on ${build}.`;
   return (
     <div className={`check ${check.ok ? "check-ok" : "check-bad"}`} role="status" aria-label="Check">
-      <strong>{verdict}</strong>
+      <strong>{checkVerdict(check.version, check.findings)}</strong>
       {general.length > 0 && <FindingList findings={general} />}
     </div>
-  );
-}
-
-function FindingList({ findings }: { findings: Finding[] }) {
-  return (
-    <ul className="findings">
-      {findings.map((finding) => (
-        <li
-          key={`${finding.code}:${finding.modId ?? ""}:${finding.message}`}
-          className={`finding finding-${finding.severity}`}
-        >
-          <span className="finding-severity">{finding.severity}</span> {finding.message}
-        </li>
-      ))}
-    </ul>
   );
 }
 
