@@ -550,7 +550,7 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await waitFor(
       "the token in the command",
       () => command.textContent(),
-      (text) => Boolean(text?.includes(`MODPACK_TOKEN=${token} `)),
+      (text) => Boolean(text?.includes(`MODPACK_TOKEN=${token} \\\n`)),
     );
     const listed = (await asBrowser("GET", "/auth/tokens")).body as {
       data: { scopes: string[]; modpackIds: string[] }[];
@@ -571,6 +571,18 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       "Renamed by a read token",
     );
     await photograph("server");
+
+    // On Build 41 the file is that version's, and the script asks for it.
+    await page.getByLabel("Game version").selectOption("41x");
+    const ini41 = await (
+      await fetch(`${apiUrl}/modpacks/${modpackId}/server-file?version=41x`, { headers: bearer })
+    ).text();
+    await waitFor(
+      "the Build 41 file",
+      () => shown("Server file").textContent(),
+      (text) => text === ini41,
+    );
+    expect(await shown("start-modpack.sh").textContent()).toBe(script?.replace("version=42x", "version=41x"));
   }, 60_000);
 
   it("shows every mod of a pack longer than a page of the list, and moves one keeping the rest", async () => {

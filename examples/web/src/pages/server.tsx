@@ -27,7 +27,8 @@ const startScript = (version: GameVersion) => START_SCRIPT.replace("version=42x"
 function startCommand(id: string, token: string | null): string {
   return [
     `MODPACK_URL=${shellWord(API_URL)} MODPACK_ID=${shellWord(id)} \\`,
-    `MODPACK_TOKEN=${shellWord(token ?? NO_TOKEN)} PZ_INI=${shellWord(PZ_INI)} \\`,
+    `MODPACK_TOKEN=${shellWord(token ?? NO_TOKEN)} \\`,
+    `PZ_INI=${shellWord(PZ_INI)} \\`,
     "start-modpack.sh ./start-server.sh -servername servertest",
   ].join("\n");
 }
