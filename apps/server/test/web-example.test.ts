@@ -539,8 +539,22 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     expect(await command.textContent()).toContain(`MODPACK_URL=${apiUrl} MODPACK_ID=${modpackId} \\`);
 
     // A read-only token for this pack: shown once, copied, and put into the start command.
+    // A name of blanks is refused in the service's words, and no token is made.
+    const tokenName = page.getByLabel("Token name");
+    const createToken = page.getByRole("button", { name: "Create a read-only token" });
+    await tokenName.fill("   ");
+    await createToken.click();
+    const refused = await asBrowser("POST", "/auth/tokens", { name: "   ", scopes: ["read"], modpackIds: [modpackId] });
+    expect(refused.status).toBe(400);
+    const alert = page.getByRole("alert");
+    await alert.getByText("Could not create the token.").waitFor();
+    await alert.getByText(fromErrorBody(refused.status, refused.body).message, { exact: false }).first().waitFor();
+    expect(((await asBrowser("GET", "/auth/tokens")).body as { data: unknown[] }).data).toEqual([]);
+
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: webUrl });
-    await page.getByRole("button", { name: "Create a read-only token" }).click();
+    const name = `Knox "main" <server> 🧟 — خادم`;
+    await tokenName.fill(name);
+    await createToken.click();
     const created = page.getByRole("status", { name: "New token" });
     const token = (await created.locator("code").textContent()) ?? "";
     expect(token).toMatch(/^mcs_\S+$/);
@@ -553,9 +567,9 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       (text) => Boolean(text?.includes(`MODPACK_TOKEN=${token} \\\n`)),
     );
     const listed = (await asBrowser("GET", "/auth/tokens")).body as {
-      data: { scopes: string[]; modpackIds: string[] }[];
+      data: { name: string; scopes: string[]; modpackIds: string[] }[];
     };
-    expect(listed.data).toEqual([expect.objectContaining({ scopes: ["read"], modpackIds: [modpackId] })]);
+    expect(listed.data).toEqual([expect.objectContaining({ name, scopes: ["read"], modpackIds: [modpackId] })]);
 
     // With it, the pack and its file read; a change answers 403 and changes nothing.
     const bearer = { authorization: `Bearer ${token}` };
