@@ -1,5 +1,6 @@
 import { type GameVersion, type RouterOutputs, toApiError } from "@modpack/client";
 import { type ReactNode, useState } from "react";
+import { Link } from "./router";
 
 export type Finding = RouterOutputs["checks"]["get"]["findings"][number];
 
@@ -119,5 +120,36 @@ export function CodeBlock({ text, label }: { text: string; label: string }) {
       </figcaption>
       <pre>{text}</pre>
     </figure>
+  );
+}
+
+/** A modpack page whose modpack did not load: the service's words, and the way back. */
+export function ModpackUnavailable({ error }: { error: unknown }) {
+  return (
+    <>
+      <ErrorNotice error={error} title="Could not open this modpack." />
+      <p>
+        <Link to="/">Back to my modpacks</Link>
+      </p>
+    </>
+  );
+}
+
+/** The game version a modpack page shows: Build 42 or Build 41. */
+export function GameVersionSelect({
+  value,
+  onChange,
+}: {
+  value: GameVersion;
+  onChange: (version: GameVersion) => void;
+}) {
+  return (
+    <label className="inline-field">
+      Game version
+      <select value={value} onChange={(event) => onChange(event.target.value as GameVersion)}>
+        <option value="42x">Build 42</option>
+        <option value="41x">Build 41</option>
+      </select>
+    </label>
   );
 }

@@ -2,7 +2,17 @@ import type { GameVersion, ModpackMod, RouterOutputs } from "@modpack/client";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type DragEvent, type FormEvent, useEffect, useState } from "react";
 import { serviceUrl, useTRPC } from "../api";
-import { checkVerdict, Empty, ErrorNotice, type Finding, FindingList, Loading, Thumbnail } from "../components";
+import {
+  checkVerdict,
+  Empty,
+  ErrorNotice,
+  type Finding,
+  FindingList,
+  GameVersionSelect,
+  Loading,
+  ModpackUnavailable,
+  Thumbnail,
+} from "../components";
 import { Link } from "../router";
 
 /** The most mods one page of the list holds; a bigger pack is read page after page. */
@@ -15,16 +25,7 @@ export function ModpackPage({ id }: { id: string }) {
   const modpack = useQuery(trpc.modpacks.get.queryOptions({ id }));
 
   if (modpack.isPending) return <Loading label="Loading the modpack…" />;
-  if (modpack.isError) {
-    return (
-      <>
-        <ErrorNotice error={modpack.error} title="Could not open this modpack." />
-        <p>
-          <Link to="/">Back to my modpacks</Link>
-        </p>
-      </>
-    );
-  }
+  if (modpack.isError) return <ModpackUnavailable error={modpack.error} />;
 
   return (
     <>
@@ -41,13 +42,7 @@ export function ModpackPage({ id }: { id: string }) {
           <Link to={`/modpacks/${encodeURIComponent(id)}/server`} className="button button-small">
             Server
           </Link>
-          <label className="inline-field">
-            Game version
-            <select value={version} onChange={(event) => setVersion(event.target.value as GameVersion)}>
-              <option value="42x">Build 42</option>
-              <option value="41x">Build 41</option>
-            </select>
-          </label>
+          <GameVersionSelect value={version} onChange={setVersion} />
         </p>
       </header>
       <div className="modpack-layout">

@@ -3,7 +3,17 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import serverStartDoc from "../../../../docs/server-start.md?raw";
 import { API_URL, fetchServerFile, useTRPC } from "../api";
-import { CodeBlock, CopyButton, checkVerdict, ErrorNotice, FindingList, formatDate, Loading } from "../components";
+import {
+  CodeBlock,
+  CopyButton,
+  checkVerdict,
+  ErrorNotice,
+  FindingList,
+  formatDate,
+  GameVersionSelect,
+  Loading,
+  ModpackUnavailable,
+} from "../components";
 import { Link } from "../router";
 
 /** The start script exactly as docs/server-start.md shows it: the sh block after its marker. */
@@ -44,16 +54,7 @@ export function ServerPage({ id }: { id: string }) {
   const modpack = useQuery(trpc.modpacks.get.queryOptions({ id }));
 
   if (modpack.isPending) return <Loading label="Loading the modpack…" />;
-  if (modpack.isError) {
-    return (
-      <>
-        <ErrorNotice error={modpack.error} title="Could not open this modpack." />
-        <p>
-          <Link to="/">Back to my modpacks</Link>
-        </p>
-      </>
-    );
-  }
+  if (modpack.isError) return <ModpackUnavailable error={modpack.error} />;
 
   return (
     <>
@@ -64,13 +65,7 @@ export function ServerPage({ id }: { id: string }) {
         </p>
         <h1>Server</h1>
         <p className="card-meta">
-          <label className="inline-field">
-            Game version
-            <select value={version} onChange={(event) => setVersion(event.target.value as GameVersion)}>
-              <option value="42x">Build 42</option>
-              <option value="41x">Build 41</option>
-            </select>
-          </label>
+          <GameVersionSelect value={version} onChange={setVersion} />
         </p>
       </header>
       <div className="modpack-layout">
