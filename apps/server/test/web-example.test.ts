@@ -14,11 +14,12 @@
  * aborted and fails the test. Skipped, with a printed reason, where Chromium is not installed;
  * runs on the embedded database only (the browser is the heavy part, not the database).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { stripVTControlCharacters } from "node:util";
+import { promisify, stripVTControlCharacters } from "node:util";
 import { fromErrorBody } from "@modpack/client";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -584,6 +585,34 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     expect(((await asBrowser("GET", `/modpacks/${modpackId}`)).body as { name: string }).name).not.toBe(
       "Renamed by a read token",
     );
+
+    // The command as copied starts a server: the pack's lines go into its settings, the rest stays.
+    await page.getByRole("button", { name: "Copy Start command" }).click();
+    const copied = await page.evaluate<string>("navigator.clipboard.readText()");
+    expect(copied).toBe(await command.textContent());
+    const folder = await mkdtemp(path.join(tmpdir(), "web-server-start-"));
+    try {
+      const settings = path.join(folder, "servertest.ini");
+      await writeFile(settings, "PVP=true\r\nMods=OldMod\r\nPublic=false\r\n");
+      await writeFile(path.join(folder, "start-modpack.sh"), script ?? "", { mode: 0o755 });
+      await writeFile(path.join(folder, "start-server.sh"), '#!/bin/sh\necho "$@" > started\n', { mode: 0o755 });
+      await promisify(execFile)("sh", ["-c", copied.replace("/home/steam/Zomboid/Server/servertest.ini", settings)], {
+        cwd: folder,
+        env: { PATH: `${folder}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+        timeout: 30_000,
+      });
+      expect(await readFile(path.join(folder, "started"), "utf8")).toBe("-servername servertest\n");
+      const lines = ini.text.split("\n").filter((line) => /^(Mods|WorkshopItems|Map)=/.test(line));
+      expect((await readFile(settings, "utf8")).split("\r\n")).toEqual([
+        "PVP=true",
+        ...lines.slice(0, 1),
+        "Public=false",
+        ...lines.slice(1),
+        "",
+      ]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
     await photograph("server");
 
     // On Build 41 the file is that version's, and the script asks for it.

@@ -73,10 +73,10 @@ export function ServerPage({ id }: { id: string }) {
         <section className="panel" aria-labelledby="start-heading">
           <h2 id="start-heading">Start script</h2>
           <p className="muted">
-            Save the script as <code>start-modpack.sh</code> beside the server and start the server through it: on every
-            start it writes this pack's <code>Mods=</code>, <code>WorkshopItems=</code> and <code>Map=</code> into{" "}
-            <code>servertest.ini</code> and keeps every other line. When the service cannot be reached, the server
-            starts with the file it had.
+            Save the script as an executable <code>start-modpack.sh</code> on the server's <code>PATH</code> and start
+            the server through it: on every start it writes this pack's <code>Mods=</code>, <code>WorkshopItems=</code>{" "}
+            and <code>Map=</code> into <code>servertest.ini</code> and keeps every other line. When the service cannot
+            be reached, the server starts with the file it had.
           </p>
           <CodeBlock label="start-modpack.sh" text={startScript(version)} />
           <CodeBlock label="Start command" text={startCommand(id, token)} />
