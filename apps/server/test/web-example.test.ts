@@ -6,17 +6,20 @@
  * owner's day: the sign-in page, signing in, a refused name worded as the service words it, a new
  * modpack, mods added by workshop URL and by id (with the mod they require), the check's findings
  * beside the mods, the load order changed with the buttons and by dragging, a server file
- * announced live and downloaded, and everyone's public modpacks read to the end by scrolling. Each
+ * announced live and downloaded, the pack's server page (its current file as the service answers
+ * it, the start command, and a read-only token proven read-only), and everyone's public modpacks
+ * read to the end by scrolling. Each
  * page is photographed on a laptop and on a phone (test-artifacts/web-*.png). Any request to an
  * origin other than the app's, the service's, the identity provider's and the stand-in's is
  * aborted and fails the test. Skipped, with a printed reason, where Chromium is not installed;
  * runs on the embedded database only (the browser is the heavy part, not the database).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { stripVTControlCharacters } from "node:util";
+import { promisify, stripVTControlCharacters } from "node:util";
 import { fromErrorBody } from "@modpack/client";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -487,6 +490,142 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await page.getByRole("listitem", { name: SORTING.title }).waitFor({ state: "detached" });
     expect([...(await modNames()).values()].sort()).toEqual([CORE.title, OVERHAUL.title].sort());
     expect(await page.getByRole("alert").count()).toBe(0);
+  }, 60_000);
+
+  it("shows the pack's current server file and start command, and creates a read-only token for it", async () => {
+    await page.getByRole("link", { name: "Server", exact: true }).click();
+    await page.waitForURL(`${webUrl}/modpacks/${modpackId}/server`);
+    await page.getByRole("heading", { level: 1, name: "Server" }).waitFor();
+    expect(await page.title()).toBe("Server · Modpacks");
+
+    // The file on screen is the bytes the service answers over HTTP, in each form, with its headers.
+    const cookie = (await context.cookies(apiUrl)).map((each) => `${each.name}=${each.value}`).join("; ");
+    const served = async (format: string, headers: Record<string, string> = { cookie }) => {
+      const response = await fetch(`${apiUrl}/modpacks/${modpackId}/server-file?version=42x&format=${format}`, {
+        headers,
+      });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    };
+    const shown = (label: string) => page.getByRole("figure", { name: label }).locator("pre");
+    const ini = await served("ini");
+    expect(ini.status).toBe(200);
+    await waitFor(
+      "the current file",
+      () => shown("Server file").textContent(),
+      (text) => text === ini.text,
+    );
+    const headers = page.locator(".file-headers");
+    await headers.getByText(`Modpack-Check-Errors: ${ini.headers.get("modpack-check-errors")}`).waitFor();
+    await headers.getByText(`ETag: ${ini.headers.get("etag")}`).waitFor();
+    // The overhaul is tagged for Build 41 only: the json form's findings, worded as the check words them.
+    const { findings } = JSON.parse((await served("json")).text) as { findings: { message: string }[] };
+    expect(findings.length).toBeGreaterThan(0);
+    const findingList = page.getByRole("list", { name: "Findings" });
+    for (const finding of findings) await findingList.getByText(finding.message).waitFor();
+    expect(await findingList.getByRole("listitem").count()).toBe(findings.length);
+    await page.getByLabel("Environment (--env-file)").check();
+    const env = await served("env");
+    await waitFor(
+      "the env form",
+      () => shown("Environment file").textContent(),
+      (text) => text === env.text,
+    );
+    await page.getByLabel("servertest.ini").check();
+
+    // The start script is the guide's, word for word; the command carries the service and the pack.
+    const guide = await readFile(path.join(repoRoot, "docs/server-start.md"), "utf8");
+    const script = /<!-- start-script -->\s*```sh\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(await shown("start-modpack.sh").textContent()).toBe(script);
+    const command = shown("Start command");
+    expect(await command.textContent()).toContain(`MODPACK_URL=${apiUrl} MODPACK_ID=${modpackId} \\`);
+
+    // A read-only token for this pack: shown once, copied, and put into the start command.
+    // A name of blanks is refused in the service's words, and no token is made.
+    const tokenName = page.getByLabel("Token name");
+    const createToken = page.getByRole("button", { name: "Create a read-only token" });
+    await tokenName.fill("   ");
+    await createToken.click();
+    const refused = await asBrowser("POST", "/auth/tokens", { name: "   ", scopes: ["read"], modpackIds: [modpackId] });
+    expect(refused.status).toBe(400);
+    const alert = page.getByRole("alert");
+    await alert.getByText("Could not create the token.").waitFor();
+    await alert.getByText(fromErrorBody(refused.status, refused.body).message, { exact: false }).first().waitFor();
+    expect(((await asBrowser("GET", "/auth/tokens")).body as { data: unknown[] }).data).toEqual([]);
+
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: webUrl });
+    const name = `Knox "main" <server> 🧟 — خادم`;
+    await tokenName.fill(name);
+    await createToken.click();
+    const created = page.getByRole("status", { name: "New token" });
+    const token = (await created.locator("code").textContent()) ?? "";
+    expect(token).toMatch(/^mcs_\S+$/);
+    await created.getByRole("button", { name: "Copy the token" }).click();
+    await created.getByText("Copied").waitFor();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(token);
+    await waitFor(
+      "the token in the command",
+      () => command.textContent(),
+      (text) => Boolean(text?.includes(`MODPACK_TOKEN=${token} \\\n`)),
+    );
+    const listed = (await asBrowser("GET", "/auth/tokens")).body as {
+      data: { name: string; scopes: string[]; modpackIds: string[] }[];
+    };
+    expect(listed.data).toEqual([expect.objectContaining({ name, scopes: ["read"], modpackIds: [modpackId] })]);
+
+    // With it, the pack and its file read; a change answers 403 and changes nothing.
+    const bearer = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${apiUrl}/modpacks/${modpackId}`, { headers: bearer })).status).toBe(200);
+    expect((await served("ini", bearer)).text).toBe(ini.text);
+    const write = await fetch(`${apiUrl}/modpacks/${modpackId}`, {
+      method: "PATCH",
+      headers: { ...bearer, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Renamed by a read token" }),
+    });
+    expect(write.status).toBe(403);
+    expect(((await asBrowser("GET", `/modpacks/${modpackId}`)).body as { name: string }).name).not.toBe(
+      "Renamed by a read token",
+    );
+
+    // The command as copied starts a server: the pack's lines go into its settings, the rest stays.
+    await page.getByRole("button", { name: "Copy Start command" }).click();
+    const copied = await page.evaluate<string>("navigator.clipboard.readText()");
+    expect(copied).toBe(await command.textContent());
+    const folder = await mkdtemp(path.join(tmpdir(), "web-server-start-"));
+    try {
+      const settings = path.join(folder, "servertest.ini");
+      await writeFile(settings, "PVP=true\r\nMods=OldMod\r\nPublic=false\r\n");
+      await writeFile(path.join(folder, "start-modpack.sh"), script ?? "", { mode: 0o755 });
+      await writeFile(path.join(folder, "start-server.sh"), '#!/bin/sh\necho "$@" > started\n', { mode: 0o755 });
+      await promisify(execFile)("sh", ["-c", copied.replace("/home/steam/Zomboid/Server/servertest.ini", settings)], {
+        cwd: folder,
+        env: { PATH: `${folder}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+        timeout: 30_000,
+      });
+      expect(await readFile(path.join(folder, "started"), "utf8")).toBe("-servername servertest\n");
+      const lines = ini.text.split("\n").filter((line) => /^(Mods|WorkshopItems|Map)=/.test(line));
+      expect((await readFile(settings, "utf8")).split("\r\n")).toEqual([
+        "PVP=true",
+        ...lines.slice(0, 1),
+        "Public=false",
+        ...lines.slice(1),
+        "",
+      ]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+    await photograph("server");
+
+    // On Build 41 the file is that version's, and the script asks for it.
+    await page.getByLabel("Game version").selectOption("41x");
+    const ini41 = await (
+      await fetch(`${apiUrl}/modpacks/${modpackId}/server-file?version=41x`, { headers: bearer })
+    ).text();
+    await waitFor(
+      "the Build 41 file",
+      () => shown("Server file").textContent(),
+      (text) => text === ini41,
+    );
+    expect(await shown("start-modpack.sh").textContent()).toBe(script?.replace("version=42x", "version=41x"));
   }, 60_000);
 
   it("shows every mod of a pack longer than a page of the list, and moves one keeping the rest", async () => {

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { ModpackPage } from "./pages/modpack";
 import { MyModpacksPage } from "./pages/my-modpacks";
 import { PublicModpacksPage } from "./pages/public-modpacks";
+import { ServerPage } from "./pages/server";
 
 export interface Page {
   /** A path, with `:name` for a segment the page reads (`/modpacks/:id`). */
@@ -27,4 +28,5 @@ export const pages: Page[] = [
     render: (_params, session) => <PublicModpacksPage userId={session?.user.id ?? null} />,
   },
   { path: "/modpacks/:id", title: "Modpack", render: ({ id = "" }) => <ModpackPage key={id} id={id} /> },
+  { path: "/modpacks/:id/server", title: "Server", render: ({ id = "" }) => <ServerPage key={id} id={id} /> },
 ];

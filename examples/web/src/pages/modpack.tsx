@@ -2,10 +2,18 @@ import type { GameVersion, ModpackMod, RouterOutputs } from "@modpack/client";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type DragEvent, type FormEvent, useEffect, useState } from "react";
 import { serviceUrl, useTRPC } from "../api";
-import { Empty, ErrorNotice, Loading, Thumbnail } from "../components";
+import {
+  checkVerdict,
+  Empty,
+  ErrorNotice,
+  type Finding,
+  FindingList,
+  GameVersionSelect,
+  Loading,
+  ModpackUnavailable,
+  Thumbnail,
+} from "../components";
 import { Link } from "../router";
-
-type Finding = RouterOutputs["checks"]["get"]["findings"][number];
 
 /** The most mods one page of the list holds; a bigger pack is read page after page. */
 const MOD_PAGE = 100;
@@ -17,16 +25,7 @@ export function ModpackPage({ id }: { id: string }) {
   const modpack = useQuery(trpc.modpacks.get.queryOptions({ id }));
 
   if (modpack.isPending) return <Loading label="Loading the modpack…" />;
-  if (modpack.isError) {
-    return (
-      <>
-        <ErrorNotice error={modpack.error} title="Could not open this modpack." />
-        <p>
-          <Link to="/">Back to my modpacks</Link>
-        </p>
-      </>
-    );
-  }
+  if (modpack.isError) return <ModpackUnavailable error={modpack.error} />;
 
   return (
     <>
@@ -40,13 +39,10 @@ export function ModpackPage({ id }: { id: string }) {
           <span className={`badge ${modpack.data.isPublic ? "badge-public" : ""}`}>
             {modpack.data.isPublic ? "Public" : "Private"}
           </span>
-          <label className="inline-field">
-            Game version
-            <select value={version} onChange={(event) => setVersion(event.target.value as GameVersion)}>
-              <option value="42x">Build 42</option>
-              <option value="41x">Build 41</option>
-            </select>
-          </label>
+          <Link to={`/modpacks/${encodeURIComponent(id)}/server`} className="button button-small">
+            Server
+          </Link>
+          <GameVersionSelect value={version} onChange={setVersion} />
         </p>
       </header>
       <div className="modpack-layout">
@@ -212,38 +208,13 @@ function inLoadOrder(mods: ModpackMod[], order: string[]): ModpackMod[] {
   return [...listed, ...mods.filter((mod) => !seen.has(mod.id))];
 }
 
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
 /** The check's verdict for the version, and the findings about no one mod. */
 function CheckSummary({ check, general }: { check: RouterOutputs["checks"]["get"]; general: Finding[] }) {
-  const errors = check.findings.filter((finding) => finding.severity === "error").length;
-  const warnings = check.findings.filter((finding) => finding.severity === "warning").length;
-  const build = `Build ${check.version.slice(0, 2)}`;
-  const verdict = !check.ok
-    ? `Will not load on ${build}: ${count(errors, "error")}${warnings ? `, ${count(warnings, "warning")}` : ""}.`
-    : warnings
-      ? `Loads on ${build}, with ${count(warnings, "warning")}.`
-      : `Ready to load on ${build}.`;
   return (
     <div className={`check ${check.ok ? "check-ok" : "check-bad"}`} role="status" aria-label="Check">
-      <strong>{verdict}</strong>
+      <strong>{checkVerdict(check.version, check.findings)}</strong>
       {general.length > 0 && <FindingList findings={general} />}
     </div>
-  );
-}
-
-function FindingList({ findings }: { findings: Finding[] }) {
-  return (
-    <ul className="findings">
-      {findings.map((finding) => (
-        <li
-          key={`${finding.code}:${finding.modId ?? ""}:${finding.message}`}
-          className={`finding finding-${finding.severity}`}
-        >
-          <span className="finding-severity">{finding.severity}</span> {finding.message}
-        </li>
-      ))}
-    </ul>
   );
 }
 

@@ -1,0 +1,208 @@
+import type { CurrentServerFile, GameVersion } from "@modpack/client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import serverStartDoc from "../../../../docs/server-start.md?raw";
+import { API_URL, fetchServerFile, useTRPC } from "../api";
+import {
+  CodeBlock,
+  CopyButton,
+  checkVerdict,
+  ErrorNotice,
+  FindingList,
+  formatDate,
+  GameVersionSelect,
+  Loading,
+  ModpackUnavailable,
+} from "../components";
+import { Link } from "../router";
+
+/** The start script exactly as docs/server-start.md shows it: the sh block after its marker. */
+const START_SCRIPT = /<!-- start-script -->\s*```sh\n([\s\S]*?)```/.exec(serverStartDoc)?.[1] ?? "";
+
+/** Where a dedicated server keeps its settings, as the start script's guide gives it. */
+const PZ_INI = "/home/steam/Zomboid/Server/servertest.ini";
+
+/** Shown in the start command until a token is created here. */
+const NO_TOKEN = "<your read token>";
+
+/** A value as `sh` reads it back unchanged: bare when it holds nothing the shell would read, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The script for a version: the guide writes it for Build 42 and says to ask for `41x` on Build 41. */
+const startScript = (version: GameVersion) => START_SCRIPT.replace("version=42x", `version=${version}`);
+
+/** The server's start command behind the script, with what the script reads from its environment. */
+function startCommand(id: string, token: string | null): string {
+  return [
+    `MODPACK_URL=${shellWord(API_URL)} MODPACK_ID=${shellWord(id)} \\`,
+    `MODPACK_TOKEN=${shellWord(token ?? NO_TOKEN)} \\`,
+    `PZ_INI=${shellWord(PZ_INI)} \\`,
+    "start-modpack.sh ./start-server.sh -servername servertest",
+  ].join("\n");
+}
+
+/**
+ * A modpack on a game server: its current server file for a build, the start script that keeps
+ * the server's `servertest.ini` in step with it, and a read-only token for that script.
+ */
+export function ServerPage({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const [version, setVersion] = useState<GameVersion>("42x");
+  const [token, setToken] = useState<string | null>(null);
+  const modpack = useQuery(trpc.modpacks.get.queryOptions({ id }));
+
+  if (modpack.isPending) return <Loading label="Loading the modpack…" />;
+  if (modpack.isError) return <ModpackUnavailable error={modpack.error} />;
+
+  return (
+    <>
+      <header className="page-header">
+        <p className="crumbs">
+          <Link to="/">My modpacks</Link> / <Link to={`/modpacks/${encodeURIComponent(id)}`}>{modpack.data.name}</Link>{" "}
+          /
+        </p>
+        <h1>Server</h1>
+        <p className="card-meta">
+          <GameVersionSelect value={version} onChange={setVersion} />
+        </p>
+      </header>
+      <div className="modpack-layout">
+        <CurrentFileSection id={id} version={version} />
+        <section className="panel" aria-labelledby="start-heading">
+          <h2 id="start-heading">Start script</h2>
+          <p className="muted">
+            Save the script as an executable <code>start-modpack.sh</code> on the server's <code>PATH</code> and start
+            the server through it: on every start it writes this pack's <code>Mods=</code>, <code>WorkshopItems=</code>{" "}
+            and <code>Map=</code> into <code>servertest.ini</code> and keeps every other line. When the service cannot
+            be reached, the server starts with the file it had.
+          </p>
+          <CodeBlock label="start-modpack.sh" text={startScript(version)} />
+          <CodeBlock label="Start command" text={startCommand(id, token)} />
+          {!token && (
+            <p className="muted">
+              The script reads the pack with a token: create a read-only one below and it is put into the command.
+            </p>
+          )}
+        </section>
+        <TokenSection id={id} onCreated={setToken} />
+      </div>
+    </>
+  );
+}
+
+/** The file as the service answers it now, as `ini` or `env`, with the check's findings from the `json` form. */
+function CurrentFileSection({ id, version }: { id: string; version: GameVersion }) {
+  const [format, setFormat] = useState<"ini" | "env">("ini");
+  const file = useQuery({
+    queryKey: ["server-file", id, version, format],
+    queryFn: ({ signal }) => fetchServerFile(id, version, format, signal),
+  });
+  const details = useQuery({
+    queryKey: ["server-file", id, version, "json"],
+    queryFn: async ({ signal }) =>
+      JSON.parse((await fetchServerFile(id, version, "json", signal)).body) as CurrentServerFile,
+  });
+  const build = `Build ${version.slice(0, 2)}`;
+  const findings = details.data?.findings ?? [];
+
+  return (
+    <section className="panel" aria-labelledby="current-file-heading">
+      <h2 id="current-file-heading">Current server file</h2>
+      <p className="muted">
+        What a server of {build} reads now: the pack's mods in load order, rendered on every request.
+      </p>
+      <fieldset className="segmented">
+        <legend className="visually-hidden">Form of the file</legend>
+        {(["ini", "env"] as const).map((each) => (
+          <label key={each}>
+            <input
+              type="radio"
+              name="server-file-format"
+              value={each}
+              checked={format === each}
+              onChange={() => setFormat(each)}
+            />
+            {each === "ini" ? "servertest.ini" : "Environment (--env-file)"}
+          </label>
+        ))}
+      </fieldset>
+
+      {details.isPending ? (
+        <Loading label="Checking the modpack…" />
+      ) : details.isError ? (
+        <ErrorNotice error={details.error} title="Could not check the server file." />
+      ) : (
+        <div
+          className={`check ${findings.some((finding) => finding.severity === "error") ? "check-bad" : "check-ok"}`}
+          role="status"
+          aria-label="Check"
+        >
+          <strong>{checkVerdict(version, findings)}</strong>
+          {findings.length > 0 && <FindingList findings={findings} label="Findings" />}
+        </div>
+      )}
+
+      {file.isPending ? (
+        <Loading label="Loading the server file…" />
+      ) : file.isError ? (
+        <ErrorNotice error={file.error} title="Could not load the server file." />
+      ) : (
+        <>
+          <CodeBlock label={format === "ini" ? "Server file" : "Environment file"} text={file.data.body} />
+          <p className="muted file-headers">
+            <code>Modpack-Check-Errors: {file.data.checkErrors}</code>
+            {file.data.etag && <code>ETag: {file.data.etag}</code>}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A read-only token for this pack alone: its secret is shown once, here, and goes into the start command. */
+function TokenSection({ id, onCreated }: { id: string; onCreated: (token: string) => void }) {
+  const trpc = useTRPC();
+  const create = useMutation(
+    trpc.auth.createToken.mutationOptions({ onSuccess: (created) => onCreated(created.token) }),
+  );
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const name = String(new FormData(event.currentTarget).get("name") ?? "");
+    create.mutate({ name, scopes: ["read"], modpackIds: [id] });
+  };
+
+  return (
+    <section className="panel" aria-labelledby="token-heading">
+      <h2 id="token-heading">Read-only token</h2>
+      <p className="muted">
+        A token that can read this pack and its server file and nothing else: it changes nothing and reaches no other
+        private pack. It is what the start script on a game server should hold.
+      </p>
+      <form className="add-mod" onSubmit={onSubmit}>
+        <label>
+          Token name
+          <input name="name" required maxLength={100} defaultValue="server start" autoComplete="off" />
+        </label>
+        <button type="submit" className="button-primary" disabled={create.isPending}>
+          {create.isPending ? "Creating…" : "Create a read-only token"}
+        </button>
+      </form>
+      <ErrorNotice error={create.error} title="Could not create the token." />
+      {create.data && (
+        <div className="notice token" role="status" aria-label="New token">
+          <p>
+            <strong>Copy it now: it is shown only this once.</strong> It reads this pack until{" "}
+            {formatDate(create.data.expiresAt)}.
+          </p>
+          <p className="token-secret">
+            <code>{create.data.token}</code>
+            <CopyButton text={create.data.token} label="Copy the token" />
+          </p>
+        </div>
+      )}
+    </section>
+  );
+}
