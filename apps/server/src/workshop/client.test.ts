@@ -58,7 +58,7 @@ describe("getItems", () => {
         workshopId: "2169435993",
         title: "Mod Options (Build 41)",
         description: "[b]Workshop ID:[/b] 2169435993\n[b]Mod ID:[/b] modoptions\nMap Folder: Muldraugh, KY",
-        previewUrl: "https://steamuserimages-a.akamaihd.net/ugc/2169435993/preview.png",
+        previewUrl: steam.previewUrl("2169435993"),
         tags: ["Build 41", "Framework"],
         timeUpdated: new Date(1_700_000_123_000),
         platformModIds: ["modoptions"],
