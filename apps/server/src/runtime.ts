@@ -23,6 +23,7 @@ import { importDeadLetterJob, importJob } from "./jobs/import.js";
 import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
 import { modUpdateJob } from "./jobs/mod-update.js";
 import { reparseJob } from "./jobs/reparse.js";
+import { webhookDeliveryJob } from "./jobs/webhook-delivery.js";
 import { adminService } from "./services/admin.js";
 import { apiTokensService } from "./services/api-tokens.js";
 import { exportsService, findDownload } from "./services/exports.js";
@@ -36,6 +37,8 @@ import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import type { Revocation } from "./services/ports.js";
 import { sessionService } from "./services/users.js";
+import { type WebhookSettings, webhooksService } from "./services/webhooks.js";
+import { type ResolveHost, systemResolver } from "./webhooks/targets.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
 /** Notifications a live stream may hold for a reader that does not read before it is dropped. */
@@ -68,6 +71,8 @@ export interface RuntimeOptions {
   clock?: (() => number) | undefined;
   /** The embedded database template a new DATA_DIR starts from (see db/database.ts). */
   template?: string | undefined;
+  /** How webhook targets' host names are resolved (tests map names to addresses with it). */
+  resolveHost?: ResolveHost | undefined;
 }
 
 /**
@@ -118,6 +123,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       timeoutMs: config.workshopTimeoutMs,
       maxRetries: config.workshopMaxRetries,
     });
+    const webhookSettings: WebhookSettings = {
+      secretKey: config.webhooks.secretKey,
+      targets: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: options.resolveHost ?? systemResolver },
+      retrySchedule: config.webhooks.retrySchedule,
+      disableAfterSeconds: config.webhooks.disableAfterSeconds,
+    };
     const definitions: JobDefinition[] = [
       sweepSessionsJob(database.db),
       purgeJob(database.db, {
@@ -136,6 +147,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       reparseJob(database.db),
       exportDeadLetterJob({ db: database.db }),
       exportJob({ db: database.db }),
+      webhookDeliveryJob({
+        db: database.db,
+        settings: webhookSettings,
+        timeoutMs: config.webhooks.timeoutMs,
+        concurrency: config.webhooks.concurrency,
+      }),
     ];
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
     const { db } = database;
@@ -206,6 +223,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         downloadUrl: downloadUrls(config.publicUrl),
         maxPendingPerUser: config.perUserLimits.exports,
       }),
+      webhooks: webhooksService({ db, jobs, settings: webhookSettings }),
     };
     const services = options.services ? options.services(builtServices) : builtServices;
     const authenticate: Authenticate = createAuthenticate(sessions, config);

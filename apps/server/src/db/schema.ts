@@ -1,4 +1,12 @@
-import type { CheckFinding, GameVersion, JobStatus, NotificationType, Role } from "@modpack/contract";
+import type {
+  CheckFinding,
+  GameVersion,
+  JobStatus,
+  NotificationType,
+  Role,
+  WebhookEventType,
+  WebhookFormat,
+} from "@modpack/contract";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
@@ -184,6 +192,37 @@ export interface ExportConfigurationsTable {
   updatedAt: Timestamp;
 }
 
+export interface WebhooksTable {
+  id: Generated<string>;
+  modpackId: string;
+  url: string;
+  events: WebhookEventType[];
+  format: WebhookFormat;
+  description: string | null;
+  isActive: Generated<boolean>;
+  /** Encrypted with the configured key. */
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: NullableTimestamp;
+  failingSince: NullableTimestamp;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  webhookId: string;
+  eventId: string;
+  eventType: WebhookEventType;
+  body: string;
+  attempt: number;
+  status: Generated<"pending" | "succeeded" | "failed">;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number | null;
+  createdAt: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -198,6 +237,8 @@ export interface Database {
   imports: ImportsTable;
   exports: ExportsTable;
   exportConfigurations: ExportConfigurationsTable;
+  webhooks: WebhooksTable;
+  webhookDeliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
