@@ -16,8 +16,9 @@ export function signedHeaders(delivery: DueDelivery, at: Date): Record<string, s
 
 /**
  * Sends one delivery attempt. Every attempt is its own job, grouped by webhook: a process works
- * several at once but at most one per webhook, so a slow receiver holds one slot and never delays
- * other webhooks or other queues. No database connection is held while the receiver answers.
+ * several at once, and at most one per webhook across every process, so a slow receiver holds one
+ * slot and never delays other webhooks or other queues. No database connection is held while the
+ * receiver answers.
  */
 export function webhookDeliveryJob(
   deps: Omit<WebhookDependencies, "jobs"> & { timeoutMs: number; concurrency: number },
@@ -26,7 +27,7 @@ export function webhookDeliveryJob(
     queue: WEBHOOK_DELIVERY_QUEUE,
     // Retries are our own schedule (a new attempt each); an attempt that crashed is tried once more.
     options: { retryLimit: 1, retryDelay: 5, expireInSeconds: Math.ceil(deps.timeoutMs / 1000) + 60 },
-    work: { localConcurrency: deps.concurrency, localGroupConcurrency: 1 },
+    work: { localConcurrency: deps.concurrency, groupConcurrency: 1 },
     async handle([job], queue) {
       if (!job) return;
       const withQueue = { ...deps, jobs: queue };

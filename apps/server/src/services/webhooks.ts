@@ -287,7 +287,12 @@ export async function recordAttempt(
     await deps.jobs.send(
       WEBHOOK_DELIVERY_QUEUE,
       { deliveryId: next.id },
-      { db: trx, group: { id: delivery.webhookId }, startAfter: new Date(Date.now() + delaySeconds * 1000) },
+      {
+        db: trx,
+        group: { id: delivery.webhookId },
+        // A retry due now is due by the database's clock, which this process's may be behind.
+        ...(delaySeconds >= 1 ? { startAfter: new Date(Date.now() + delaySeconds * 1000) } : {}),
+      },
     );
   });
 }

@@ -1,0 +1,270 @@
+import { createHmac } from "node:crypto";
+import { sql } from "kysely";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver, type WebhookReceiver } from "../dev/webhook-receiver.js";
+import { createModpack, notificationsOf } from "./support/modpacks.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { type SignedIn, signIn } from "./support/users.js";
+import { waitFor } from "./support/wait.js";
+
+/**
+ * Delivery to a receiver on loopback (private targets allowed, as for tests and LAN installs), with
+ * retries due at once and the fourth an hour out, so that a pending retry can be seen and cancelled.
+ */
+let service: TestService;
+let receiver: WebhookReceiver;
+let owner: SignedIn;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  service = await startTestService({
+    env: {
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_RETRY_SCHEDULE_SECONDS: "0,0,3600",
+      // Long enough that a stalled receiver is still stalled when the test looks.
+      WEBHOOK_TIMEOUT_MS: "60000",
+      RATE_LIMIT_WEBHOOK_PER_MINUTE: "100000",
+    },
+  });
+  owner = await signIn(service, { name: "Owner" });
+});
+afterAll(async () => {
+  await receiver.close();
+  await service.stop();
+});
+
+interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  status: string;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+let paths = 0;
+
+/** A modpack with a webhook on its own receiver path; answers the ids, the path and the secret. */
+async function webhookOn(answers: Parameters<WebhookReceiver["answer"]>[1][] = []) {
+  paths += 1;
+  const path = `/hook-${paths}`;
+  if (answers.length > 0) receiver.answer(path, ...answers);
+  const modpackId = await createModpack(service, owner, { name: `Pack ${paths}` });
+  const response = await service.app.inject({
+    method: "POST",
+    url: `/modpacks/${modpackId}/webhooks`,
+    headers: owner.headers,
+    payload: { url: receiver.url(path) },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  const { id, secret } = response.json();
+  const base = `/modpacks/${modpackId}/webhooks/${id}`;
+  return { modpackId, webhookId: id as string, path, secret: secret as string, base };
+}
+
+async function sendTest(base: string): Promise<string> {
+  const response = await service.app.inject({ method: "POST", url: `${base}/test`, headers: owner.headers });
+  expect(response.statusCode, response.body).toBe(202);
+  return response.json().deliveryId;
+}
+
+async function log(base: string): Promise<Delivery[]> {
+  const response = await service.app.inject({ method: "GET", url: `${base}/deliveries`, headers: owner.headers });
+  expect(response.statusCode).toBe(200);
+  return response.json().data;
+}
+
+function waitForLog(base: string, what: string, done: (entries: Delivery[]) => boolean) {
+  return waitFor(what, () => log(base), done);
+}
+
+async function isActive(webhookId: string): Promise<boolean> {
+  const row = await service.runtime.database.db
+    .selectFrom("webhooks")
+    .select("isActive")
+    .where("id", "=", webhookId)
+    .executeTakeFirstOrThrow();
+  return row.isActive;
+}
+
+/** The signature by the specification: base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`, keyed by the secret's bytes. */
+function specSignature(secret: string, id: string, timestamp: string, body: string): string {
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+describe("a delivery", () => {
+  it("is signed the Standard Webhooks way and carries the event envelope", async () => {
+    const hook = await webhookOn();
+    const deliveryId = await sendTest(hook.base);
+    const [received] = await waitFor(
+      "the test event",
+      async () => receiver.received(hook.path),
+      (list) => list.length > 0,
+    );
+    const headers = received!.headers as Record<string, string>;
+    expect(headers["webhook-id"]).toMatch(/^msg_/);
+    expect(Math.abs(Number(headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(300);
+    expect(headers["webhook-signature"]).toBe(
+      specSignature(hook.secret, headers["webhook-id"]!, headers["webhook-timestamp"]!, received!.body),
+    );
+    expect(new Webhook(hook.secret).verify(received!.body, headers)).toMatchObject({ type: "webhook.test" });
+    expect(headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(received!.body)).toEqual({
+      type: "webhook.test",
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      data: {
+        modpack: { id: hook.modpackId, name: expect.any(String) },
+        webhookId: hook.webhookId,
+        message: expect.any(String),
+      },
+    });
+    // A body altered on the way, or another secret, does not verify.
+    expect(() => new Webhook(hook.secret).verify(`${received!.body} `, headers)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(received!.body, headers),
+    ).toThrow();
+
+    const entries = await waitForLog(hook.base, "a settled attempt", (list) => list[0]?.status === "succeeded");
+    expect(entries).toEqual([
+      expect.objectContaining({
+        id: deliveryId,
+        eventId: headers["webhook-id"],
+        eventType: "webhook.test",
+        attempt: 1,
+        status: "succeeded",
+        responseStatus: 200,
+        error: null,
+        durationMs: expect.any(Number),
+      }),
+    ]);
+  });
+
+  it("is retried after a 500 until it succeeds, with the same id and body, each attempt logged", async () => {
+    const hook = await webhookOn([
+      { status: 500, body: "database down" },
+      { status: 503, body: "x".repeat(10_000) },
+      { status: 204 },
+    ]);
+    await sendTest(hook.base);
+    const entries = await waitForLog(hook.base, "the third attempt", (list) => list[0]?.status === "succeeded");
+    expect(entries.map((entry) => [entry.attempt, entry.status, entry.responseStatus])).toEqual([
+      [3, "succeeded", 204],
+      [2, "failed", 503],
+      [1, "failed", 500],
+    ]);
+    expect(entries[2]!.error).toBe("database down");
+    // Only the first 4 KB of an answer are kept.
+    expect(entries[1]!.error).toBe("x".repeat(4096));
+    expect(new Set(entries.map((entry) => entry.eventId)).size).toBe(1);
+    const received = receiver.received(hook.path);
+    expect(received).toHaveLength(3);
+    expect(new Set(received.map((delivery) => delivery.headers["webhook-id"])).size).toBe(1);
+    expect(new Set(received.map((delivery) => delivery.body)).size).toBe(1);
+    expect(await isActive(hook.webhookId)).toBe(true);
+  });
+
+  it("disables the webhook at once on 410, with nothing more sent", async () => {
+    const hook = await webhookOn([{ status: 410, body: "gone" }]);
+    await sendTest(hook.base);
+    await waitFor(
+      "the webhook disabled",
+      () => isActive(hook.webhookId),
+      (active) => !active,
+    );
+    const entries = await log(hook.base);
+    expect(entries.map((entry) => [entry.attempt, entry.status, entry.responseStatus])).toEqual([[1, "failed", 410]]);
+    expect(receiver.received(hook.path)).toHaveLength(1);
+    const again = await service.app.inject({ method: "POST", url: `${hook.base}/test`, headers: owner.headers });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it("is not followed to a redirect", async () => {
+    const target = await webhookOn();
+    const hook = await webhookOn([{ status: 307, headers: { location: receiver.url(target.path) } }]);
+    await sendTest(hook.base);
+    await waitForLog(hook.base, "the first attempt", (list) => list.some((entry) => entry.status === "failed"));
+    expect(receiver.received(target.path)).toHaveLength(0);
+    await service.app.inject({ method: "PATCH", url: hook.base, headers: owner.headers, payload: { isActive: false } });
+  });
+
+  it("to a stalled receiver delays no other webhook", async () => {
+    const stalled = await webhookOn(["stall"]);
+    const prompt = await webhookOn();
+    await sendTest(stalled.base);
+    await waitFor(
+      "the stalled request",
+      async () => receiver.received(stalled.path),
+      (list) => list.length === 1,
+    );
+    await sendTest(prompt.base);
+    await waitForLog(prompt.base, "the other webhook's delivery", (list) => list[0]?.status === "succeeded");
+    expect((await log(stalled.base))[0]?.status).toBe("pending");
+  });
+
+  it("stops when the webhook is disabled: its pending retry is cancelled, and enabling replays nothing", async () => {
+    const hook = await webhookOn([{ status: 500 }]);
+    await sendTest(hook.base);
+    // Three failures, then the fourth attempt waits an hour.
+    const pending = await waitForLog(hook.base, "the fourth attempt queued", (list) => list[0]?.attempt === 4);
+    expect(pending[0]!.status).toBe("pending");
+    await service.app.inject({ method: "PATCH", url: hook.base, headers: owner.headers, payload: { isActive: false } });
+    const entries = await log(hook.base);
+    expect(entries[0]).toMatchObject({ attempt: 4, status: "failed", error: expect.stringMatching(/^Cancelled/) });
+    const enabled = await service.app.inject({
+      method: "PATCH",
+      url: hook.base,
+      headers: owner.headers,
+      payload: { isActive: true },
+    });
+    expect(enabled.json().isActive).toBe(true);
+    expect((await log(hook.base)).map((entry) => entry.status)).not.toContain("pending");
+    expect(receiver.received(hook.path)).toHaveLength(3);
+  });
+
+  it("after a day of failures disables the webhook and warns its owner", async () => {
+    const hook = await webhookOn([{ status: 500 }]);
+    await service.runtime.database.db
+      .updateTable("webhooks")
+      .set({ failingSince: sql<Date>`now() - interval '25 hours'` })
+      .where("id", "=", hook.webhookId)
+      .execute();
+    await sendTest(hook.base);
+    await waitFor(
+      "the webhook disabled",
+      () => isActive(hook.webhookId),
+      (active) => !active,
+    );
+    const warnings = (await notificationsOf(service, owner)).filter((note) => note.title === "A webhook was disabled");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ type: "warning", content: expect.stringContaining(receiver.url(hook.path)) });
+    expect(JSON.parse(warnings[0]!.metadata)).toEqual({ modpackId: hook.modpackId, webhookId: hook.webhookId });
+    expect((await log(hook.base)).map((entry) => entry.status)).toEqual(["failed"]);
+  });
+
+  it("after a rotation is signed by the new secret and the old one", async () => {
+    const hook = await webhookOn();
+    const rotated = await service.app.inject({
+      method: "POST",
+      url: `${hook.base}/rotate-secret`,
+      headers: owner.headers,
+    });
+    const { secret } = rotated.json();
+    await sendTest(hook.base);
+    const [received] = await waitFor(
+      "the event",
+      async () => receiver.received(hook.path),
+      (list) => list.length > 0,
+    );
+    const headers = received!.headers as Record<string, string>;
+    const signatures = headers["webhook-signature"]!.split(" ");
+    expect(signatures).toEqual([
+      specSignature(secret, headers["webhook-id"]!, headers["webhook-timestamp"]!, received!.body),
+      specSignature(hook.secret, headers["webhook-id"]!, headers["webhook-timestamp"]!, received!.body),
+    ]);
+    for (const key of [secret, hook.secret])
+      expect(() => new Webhook(key).verify(received!.body, headers)).not.toThrow();
+  });
+});
