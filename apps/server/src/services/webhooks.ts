@@ -95,7 +95,11 @@ interface Target {
  * Queues one event to each given webhook: a pending first attempt in the log and its delivery job,
  * in one transaction, so a job exists only for a logged attempt. Answers the attempts' ids.
  */
-async function queueDeliveries(deps: WebhookDependencies, targets: Target[], event: WebhookEvent): Promise<string[]> {
+async function queueDeliveries(
+  deps: Pick<WebhookDependencies, "db" | "jobs">,
+  targets: Target[],
+  event: WebhookEvent,
+): Promise<string[]> {
   if (targets.length === 0) return [];
   const eventId = `msg_${randomUUID()}`;
   return deps.db.transaction().execute(async (trx) => {
@@ -123,7 +127,11 @@ async function queueDeliveries(deps: WebhookDependencies, targets: Target[], eve
  * Sends an event of a modpack to every active webhook of it that subscribes to the event's type;
  * nothing while the modpack is archived. Answers how many deliveries were queued.
  */
-export async function publishEvent(deps: WebhookDependencies, modpackId: string, event: WebhookEvent): Promise<number> {
+export async function publishEvent(
+  deps: Pick<WebhookDependencies, "db" | "jobs">,
+  modpackId: string,
+  event: WebhookEvent,
+): Promise<number> {
   const targets = await deps.db
     .selectFrom("webhooks")
     .innerJoin("modpacks", "modpacks.id", "webhooks.modpackId")
