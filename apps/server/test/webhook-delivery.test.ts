@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../dev/webhook-receiver.js";
-import { createModpack, notificationsOf } from "./support/modpacks.js";
+import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
+import { createModpack, notificationsOf, startImport } from "./support/modpacks.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 import { waitFor } from "./support/wait.js";
@@ -14,12 +15,15 @@ import { waitFor } from "./support/wait.js";
  */
 let service: TestService;
 let receiver: WebhookReceiver;
+let steam: FakeSteam;
 let owner: SignedIn;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
+  steam = await startFakeSteam();
   service = await startTestService({
     env: {
+      WORKSHOP_API_URL: steam.url,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       WEBHOOK_RETRY_SCHEDULE_SECONDS: "0,0,3600",
       // Long enough that a stalled receiver is still stalled when the test looks.
@@ -32,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver.close();
   await service.stop();
+  await steam.close();
 });
 
 interface Delivery {
@@ -47,7 +52,7 @@ interface Delivery {
 let paths = 0;
 
 /** A modpack with a webhook on its own receiver path; answers the ids, the path and the secret. */
-async function webhookOn(answers: Parameters<WebhookReceiver["answer"]>[1][] = []) {
+async function webhookOn(answers: Parameters<WebhookReceiver["answer"]>[1][] = [], events?: string[]) {
   paths += 1;
   const path = `/hook-${paths}`;
   if (answers.length > 0) receiver.answer(path, ...answers);
@@ -56,7 +61,7 @@ async function webhookOn(answers: Parameters<WebhookReceiver["answer"]>[1][] = [
     method: "POST",
     url: `/modpacks/${modpackId}/webhooks`,
     headers: owner.headers,
-    payload: { url: receiver.url(path) },
+    payload: { url: receiver.url(path), ...(events ? { events } : {}) },
   });
   expect(response.statusCode, response.body).toBe(201);
   const { id, secret } = response.json();
@@ -266,5 +271,55 @@ describe("a delivery", () => {
     ]);
     for (const key of [secret, hook.secret])
       expect(() => new Webhook(key).verify(received!.body, headers)).not.toThrow();
+  });
+});
+
+describe("the events of exports and imports", () => {
+  it("sends export.ready with where to download the file, and import.finished with its counts", async () => {
+    const hook = await webhookOn([], ["export.ready", "export.failed", "import.finished"]);
+    const requested = await service.app.inject({
+      method: "POST",
+      url: `/modpacks/${hook.modpackId}/server-file`,
+      headers: owner.headers,
+      payload: { version: "42x" },
+    });
+    expect(requested.statusCode, requested.body).toBe(202);
+    const { exportId } = requested.json();
+    steam.items.set("6101", fakeMod("6101", { title: "Imported <b>mod</b>" }));
+    steam.collections.set("6100", ["6101", "6199"]);
+    const importId = await startImport(service, owner, hook.modpackId, "6100");
+
+    const received = await waitFor(
+      "both events",
+      async () => receiver.received(hook.path),
+      (list) => list.length >= 2,
+    );
+    const bodies = received.map((delivery) => JSON.parse(delivery.body));
+    const modpack = { id: hook.modpackId, name: expect.any(String) };
+    expect(bodies).toEqual(
+      expect.arrayContaining([
+        {
+          type: "export.ready",
+          timestamp: expect.any(String),
+          data: {
+            modpack,
+            exportId,
+            version: "42x",
+            downloadPath: `/modpacks/export/${exportId}/download`,
+            error: null,
+          },
+        },
+        {
+          type: "import.finished",
+          timestamp: expect.any(String),
+          data: { modpack, importId, status: "completed", modsImported: 1, modsFailed: 1 },
+        },
+      ]),
+    );
+    for (const delivery of received) {
+      expect(() =>
+        new Webhook(hook.secret).verify(delivery.body, delivery.headers as Record<string, string>),
+      ).not.toThrow();
+    }
   });
 });

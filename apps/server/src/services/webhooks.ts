@@ -476,3 +476,53 @@ function testEvent(modpack: ModpackAccess, webhookId: string): WebhookEvent {
     },
   };
 }
+
+/** Sends `import.finished` for an import that has just ended, as its row now stands. */
+export async function publishImportFinished(deps: Pick<WebhookDependencies, "db" | "jobs">, importId: string) {
+  const row = await deps.db
+    .selectFrom("imports")
+    .innerJoin("modpacks", "modpacks.id", "imports.modpackId")
+    .select([
+      "modpacks.id as modpackId",
+      "modpacks.name",
+      "imports.status",
+      "imports.modsImported",
+      "imports.modsFailed",
+    ])
+    .where("imports.id", "=", importId)
+    .executeTakeFirst();
+  if (!row) return 0;
+  return publishEvent(deps, row.modpackId, {
+    type: "import.finished",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: row.modpackId, name: row.name },
+      importId,
+      status: row.status,
+      modsImported: row.modsImported,
+      modsFailed: row.modsFailed,
+    },
+  });
+}
+
+/** Sends `export.ready` or `export.failed` for a server file that has just been made or given up on. */
+export async function publishExportFinished(deps: Pick<WebhookDependencies, "db" | "jobs">, exportId: string) {
+  const row = await deps.db
+    .selectFrom("exports")
+    .innerJoin("modpacks", "modpacks.id", "exports.modpackId")
+    .select(["modpacks.id as modpackId", "modpacks.name", "exports.status", "exports.version", "exports.error"])
+    .where("exports.id", "=", exportId)
+    .executeTakeFirst();
+  if (!row || (row.status !== "completed" && row.status !== "failed")) return 0;
+  return publishEvent(deps, row.modpackId, {
+    type: row.status === "completed" ? "export.ready" : "export.failed",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: row.modpackId, name: row.name },
+      exportId,
+      version: row.version,
+      downloadPath: `/modpacks/export/${exportId}/download`,
+      error: row.status === "failed" ? row.error : null,
+    },
+  });
+}
