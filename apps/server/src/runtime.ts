@@ -22,6 +22,7 @@ import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
 import { importDeadLetterJob, importJob } from "./jobs/import.js";
 import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
 import { modUpdateJob } from "./jobs/mod-update.js";
+import { modpackChangedJob } from "./jobs/modpack-changed.js";
 import { reparseJob } from "./jobs/reparse.js";
 import { webhookDeliveryJob } from "./jobs/webhook-delivery.js";
 import { adminService } from "./services/admin.js";
@@ -147,6 +148,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       reparseJob(database.db),
       exportDeadLetterJob({ db: database.db }),
       exportJob({ db: database.db }),
+      modpackChangedJob({ db: database.db }),
       webhookDeliveryJob({
         db: database.db,
         settings: webhookSettings,
@@ -213,7 +215,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       notifications: notificationsService(db, hub),
       admin: adminService(db, jobs, channel),
       mods: modsService({ db, workshop, jobs, maxRunningRefreshesPerUser: config.perUserLimits.refreshes }),
-      modpackMods: modpackModsService({ db, workshop }),
+      modpackMods: modpackModsService({
+        db,
+        workshop,
+        jobs,
+        changedWindowSeconds: config.webhooks.changedWindowSeconds,
+      }),
       checks: checksService(db),
       imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
       exports: exportsService({
@@ -222,6 +229,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         modpacks,
         downloadUrl: downloadUrls(config.publicUrl),
         maxPendingPerUser: config.perUserLimits.exports,
+        changedWindowSeconds: config.webhooks.changedWindowSeconds,
       }),
       webhooks: webhooksService({ db, jobs, settings: webhookSettings }),
     };

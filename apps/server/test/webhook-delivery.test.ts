@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../dev/webhook-receiver.js";
 import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
 import { createModpack, notificationsOf, startImport } from "./support/modpacks.js";
+import { addMembers } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 import { waitFor } from "./support/wait.js";
@@ -29,6 +30,8 @@ beforeAll(async () => {
       // Long enough that a stalled receiver is still stalled when the test looks.
       WEBHOOK_TIMEOUT_MS: "60000",
       RATE_LIMIT_WEBHOOK_PER_MINUTE: "100000",
+      // Long enough for a test's three changes to land in one window.
+      MODPACK_CHANGED_WINDOW_SECONDS: "3",
     },
   });
   owner = await signIn(service, { name: "Owner" });
@@ -321,5 +324,80 @@ describe("the events of exports and imports", () => {
         new Webhook(hook.secret).verify(delivery.body, delivery.headers as Record<string, string>),
       ).not.toThrow();
     }
+  });
+});
+
+describe("modpack.changed", () => {
+  it("reports the changes of one window in one event, naming who made them", async () => {
+    const hook = await webhookOn([], ["modpack.changed"]);
+    const editor = await signIn(service, { name: "Editor <script>" });
+    await addMembers(service, hook.modpackId, [
+      { userId: editor.userId, permission: ["read", "add-mod", "remove-mod"] },
+    ]);
+    steam.items.set("6201", fakeMod("6201", { title: "Brita's Weapon Pack" }));
+    steam.items.set("6202", fakeMod("6202", { title: "Arsenal(26) GunFighter" }));
+    const add = (who: SignedIn, workshopId: string) =>
+      service.app.inject({
+        method: "POST",
+        url: `/modpacks/${hook.modpackId}/mods`,
+        headers: who.headers,
+        payload: { modAtribute: workshopId },
+      });
+    const first = await add(owner, "6201");
+    expect(first.statusCode, first.body).toBe(201);
+    const second = await add(editor, "6202");
+    expect(second.statusCode, second.body).toBe(201);
+    const removed = await service.app.inject({
+      method: "DELETE",
+      url: `/modpacks/${hook.modpackId}/mods/${first.json().modId}`,
+      headers: editor.headers,
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    // Nothing is sent before the window closes.
+    expect(receiver.received(hook.path)).toHaveLength(0);
+
+    const [event] = await waitFor(
+      "the event",
+      async () => receiver.received(hook.path),
+      (list) => list.length > 0,
+    );
+    const body = JSON.parse(event!.body);
+    expect(body.type).toBe("modpack.changed");
+    expect(body.data.modpack).toEqual({ id: hook.modpackId, name: expect.any(String) });
+    expect(body.data.changes.total).toBe(3);
+    expect(
+      body.data.changes.items.map((change: { kind: string; name: string; byUserId: string }) => [
+        change.kind,
+        change.name,
+        change.byUserId,
+      ]),
+    ).toEqual([
+      ["mod-added", "Brita's Weapon Pack", owner.userId],
+      ["mod-added", "Arsenal(26) GunFighter", editor.userId],
+      ["mod-removed", "Brita's Weapon Pack", editor.userId],
+    ]);
+    expect(body.data.by).toEqual(
+      expect.arrayContaining([
+        { userId: owner.userId, name: "Owner" },
+        { userId: editor.userId, name: "Editor <script>" },
+      ]),
+    );
+    // The next change opens a new window; the closed one is not sent again.
+    const modId = second.json().modId;
+    const saved = await service.app.inject({
+      method: "PUT",
+      url: `/modpacks/${hook.modpackId}/export-configuration`,
+      headers: owner.headers,
+      payload: { modsOrder: [modId], modConfig: { [modId]: { selectedPlatformModIds: [] } } },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const both = await waitFor(
+      "the second event",
+      async () => receiver.received(hook.path),
+      (list) => list.length > 1,
+    );
+    expect(both).toHaveLength(2);
+    const next = JSON.parse(both[1]!.body);
+    expect(next.data.changes.items.map((change: { kind: string }) => change.kind)).toEqual(["load-order"]);
   });
 });

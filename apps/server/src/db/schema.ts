@@ -223,6 +223,15 @@ export interface WebhookDeliveriesTable {
   createdAt: CreatedAt;
 }
 
+export interface ModpackChangesTable {
+  id: Generated<string>;
+  modpackId: string;
+  kind: "mod-added" | "mod-removed" | "load-order";
+  modId: string | null;
+  byUserId: string;
+  createdAt: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -239,6 +248,7 @@ export interface Database {
   exportConfigurations: ExportConfigurationsTable;
   webhooks: WebhooksTable;
   webhookDeliveries: WebhookDeliveriesTable;
+  modpackChanges: ModpackChangesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

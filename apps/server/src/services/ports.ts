@@ -6,6 +6,7 @@ export const IMPORT_QUEUE = "modpack.import";
 export const EXPORT_QUEUE = "modpack.export";
 export const MOD_UPDATE_QUEUE = "mods.update";
 export const WEBHOOK_DELIVERY_QUEUE = "webhooks.deliver";
+export const MODPACK_CHANGED_QUEUE = "webhooks.modpack-changed";
 
 export interface SendJobOptions {
   /** A transaction: the job is inserted through it, so it exists only if the transaction commits. */

@@ -17,7 +17,7 @@ import { renderEvent } from "../webhooks/render.js";
 import { newWebhookSecret, openSecret, sealSecret } from "../webhooks/secrets.js";
 import { isDiscordWebhook, maskUrl, refuseTarget, type TargetRules } from "../webhooks/targets.js";
 import { notify } from "./notifications.js";
-import { type JobQueue, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
+import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const PREVIOUS_SECRET_HOURS = 24;
@@ -523,6 +523,88 @@ export async function publishExportFinished(deps: Pick<WebhookDependencies, "db"
       version: row.version,
       downloadPath: `/modpacks/export/${exportId}/download`,
       error: row.status === "failed" ? row.error : null,
+    },
+  });
+}
+
+/** A change to a modpack's mods or load order, by whom. */
+export interface ModpackChange {
+  kind: "mod-added" | "mod-removed" | "load-order";
+  modId: string | null;
+  byUserId: string;
+}
+
+/**
+ * Records changes for the modpack's `modpack.changed` event, in the caller's transaction, when a
+ * webhook of the modpack wants the event. The first change of a window queues the job that sends
+ * the event `windowSeconds` later; while it waits, later changes join it (one queued job per modpack).
+ */
+export async function recordModpackChanges(
+  deps: { db: Db; jobs: Pick<JobQueue, "send">; windowSeconds: number },
+  modpackId: string,
+  changes: ModpackChange[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  const wanted = await deps.db
+    .selectFrom("webhooks")
+    .select("id")
+    .where("modpackId", "=", modpackId)
+    .where("isActive", "=", true)
+    .where(sql<boolean>`'modpack.changed' = any(events)`)
+    .limit(1)
+    .executeTakeFirst();
+  if (!wanted) return;
+  await deps.db
+    .insertInto("modpackChanges")
+    .values(changes.map((change) => ({ modpackId, ...change })))
+    .execute();
+  await deps.jobs.send(
+    MODPACK_CHANGED_QUEUE,
+    { modpackId },
+    {
+      db: deps.db,
+      singletonKey: modpackId,
+      ...(deps.windowSeconds >= 1 ? { startAfter: new Date(Date.now() + deps.windowSeconds * 1000) } : {}),
+    },
+  );
+}
+
+/** Sends the `modpack.changed` event for the changes of a closed window, and forgets them. */
+export async function publishModpackChanged(deps: Pick<WebhookDependencies, "db" | "jobs">, modpackId: string) {
+  const changes = await deps.db
+    .deleteFrom("modpackChanges")
+    .where("modpackId", "=", modpackId)
+    .returning(["kind", "modId", "byUserId", "createdAt"])
+    .execute();
+  if (changes.length === 0) return 0;
+  const modpack = await deps.db
+    .selectFrom("modpacks")
+    .select(["id", "name"])
+    .where("id", "=", modpackId)
+    .executeTakeFirst();
+  if (!modpack) return 0;
+  changes.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  const modIds = [...new Set(changes.flatMap((change) => (change.modId ? [change.modId] : [])))];
+  const userIds = [...new Set(changes.map((change) => change.byUserId))];
+  const [mods, users] = await Promise.all([
+    modIds.length > 0 ? deps.db.selectFrom("mods").select(["id", "name"]).where("id", "in", modIds).execute() : [],
+    deps.db.selectFrom("users").select(["id", "name"]).where("id", "in", userIds).execute(),
+  ]);
+  const modName = new Map(mods.map((mod) => [mod.id, mod.name]));
+  const items = changes.map((change) => ({
+    kind: change.kind,
+    modId: change.modId,
+    name: change.modId ? (modName.get(change.modId) ?? null) : null,
+    byUserId: change.byUserId,
+    at: change.createdAt.toISOString(),
+  }));
+  return publishEvent(deps, modpackId, {
+    type: "modpack.changed",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack,
+      changes: { items: items.slice(0, 100), total: items.length },
+      by: users.map((user) => ({ userId: user.id, name: user.name })),
     },
   });
 }
