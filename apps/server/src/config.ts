@@ -33,6 +33,7 @@ const limitsEnvironment = {
   API_TOKENS_PER_USER: count(50, 100_000).pipe(z.number().min(1)),
   PURGE_EXPORTS_AFTER_DAYS: count(30, 36_500),
   PURGE_READ_NOTIFICATIONS_AFTER_DAYS: count(90, 36_500),
+  PURGE_WEBHOOK_DELIVERIES_AFTER_DAYS: count(30, 36_500),
   INVITATION_EXPIRY_DAYS: count(14, 365).pipe(z.number().min(1)),
 };
 
@@ -264,6 +265,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       purgeExportsAfterDays: e.PURGE_EXPORTS_AFTER_DAYS,
       /** Days after which read notifications are deleted; 0 keeps them. */
       purgeReadNotificationsAfterDays: e.PURGE_READ_NOTIFICATIONS_AFTER_DAYS,
+      /** Days after which webhook delivery attempts are deleted; 0 keeps them. */
+      purgeWebhookDeliveriesAfterDays: e.PURGE_WEBHOOK_DELIVERIES_AFTER_DAYS,
       /** Days an invitation by email stays claimable after it is made or renewed. */
       invitationExpiryDays: e.INVITATION_EXPIRY_DAYS,
     },

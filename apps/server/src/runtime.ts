@@ -135,6 +135,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       purgeJob(database.db, {
         exportsAfterDays: config.limits.purgeExportsAfterDays,
         readNotificationsAfterDays: config.limits.purgeReadNotificationsAfterDays,
+        webhookDeliveriesAfterDays: config.limits.purgeWebhookDeliveriesAfterDays,
       }),
       // A dead-letter queue is created before the queue that names it.
       importDeadLetterJob({ db: database.db }),

@@ -314,10 +314,11 @@ async function disable(db: Db, webhookId: string, reason: string): Promise<void>
   await cancelPending(db, webhookId, `the webhook was disabled: ${reason}`);
 }
 
-/** Deletes delivery attempts older than `days`; answers how many. */
+/** Deletes settled delivery attempts older than `days`; answers how many. */
 export async function purgeDeliveries(db: Db, days: number): Promise<number> {
   const result = await db
     .deleteFrom("webhookDeliveries")
+    .where("status", "!=", "pending")
     .where("createdAt", "<", sql<Date>`now() - make_interval(days => ${days})`)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
