@@ -329,3 +329,34 @@ describe("changing, rotating, testing and deleting", () => {
     await call("PATCH", `/modpacks/${modpackId}/webhooks/${webhook.id}`, owner, { isActive: false });
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("declares the operations' statuses and every event body in the webhooks section", async () => {
+    const document = (await service.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const create = document.paths["/modpacks/{id}/webhooks"].post;
+    expect(Object.keys(create.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "404",
+      "409",
+      "422",
+      "429",
+      "500",
+    ]);
+    expect(Object.keys(document.paths["/modpacks/{id}/webhooks/{webhookId}/test"].post.responses)).toContain("202");
+    expect(Object.keys(document.webhooks).sort()).toEqual([...webhookEventTypes].sort());
+    for (const type of webhookEventTypes) {
+      const { post } = document.webhooks[type];
+      expect(post.parameters.map((parameter: { name: string }) => parameter.name)).toEqual([
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+      ]);
+      const ref: string = post.requestBody.content["application/json"].schema.$ref;
+      const schema = document.components.schemas[ref.replace("#/components/schemas/", "")];
+      expect(schema.properties.type.const).toBe(type);
+    }
+  });
+});

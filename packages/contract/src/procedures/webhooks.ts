@@ -63,7 +63,7 @@ export const webhooksRouter = router({
         permission: "modpack.update",
         modpackAccess: "owner",
         successStatus: 201,
-        errors: [409, 422],
+        errors: [409, 422, 429],
         rateLimit: "webhook",
       }),
     )
@@ -138,7 +138,7 @@ export const webhooksRouter = router({
         permission: "modpack.update",
         modpackAccess: "owner",
         successStatus: 202,
-        errors: [409],
+        errors: [409, 429],
         rateLimit: "webhook",
       }),
     )

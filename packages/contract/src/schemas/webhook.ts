@@ -81,7 +81,20 @@ const secret = z.string().meta({
   example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
 });
 
-export const createdWebhookSchema = webhookSchema.extend({ secret }).meta({ id: "CreatedWebhook" });
+export const createdWebhookSchema = webhookSchema.extend({ secret }).meta({
+  id: "CreatedWebhook",
+  example: {
+    id: exampleId,
+    modpackId: exampleId,
+    url: "https://hooks.example.com/modpack",
+    events: ["mods.updated"],
+    format: "standard",
+    description: "Restart script",
+    isActive: true,
+    createdAt: exampleTime,
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  },
+});
 export const webhookListSchema = z.object({ data: z.array(webhookSchema) }).meta({ id: "WebhookList" });
 export const rotatedSecretSchema = z.object({ secret }).meta({ id: "RotatedWebhookSecret" });
 export const testDeliverySchema = z
