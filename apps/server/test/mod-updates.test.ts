@@ -7,6 +7,7 @@ import { addMembers, insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 import { waitFor } from "./support/wait.js";
+import { addWebhook } from "./support/webhooks.js";
 
 let steam: FakeSteam;
 let service: TestService;
@@ -24,14 +25,8 @@ afterAll(async () => {
 });
 
 /** Adds a webhook on its own receiver path to a modpack, as its owner. */
-async function addWebhook(owner: SignedIn, modpackId: string, path: string, events?: string[]) {
-  const response = await service.app.inject({
-    method: "POST",
-    url: `/modpacks/${modpackId}/webhooks`,
-    headers: owner.headers,
-    payload: { url: receiver.url(path), ...(events ? { events } : {}) },
-  });
-  expect(response.statusCode, response.body).toBe(201);
+async function hookOn(owner: SignedIn, modpackId: string, path: string, events?: string[]) {
+  await addWebhook(service, owner, modpackId, { url: receiver.url(path), ...(events ? { events } : {}) });
 }
 
 /** Runs the update job through its endpoint and answers the job's output. */
@@ -89,13 +84,13 @@ describe("the mod update job", () => {
     const third = await pack("Third", bystander.userId, [unchanged.id]);
     await addMembers(service, first, [{ userId: member.userId, permission: ["read"] }]);
 
-    await addWebhook(owner, first, "/first");
-    await addWebhook(owner, second, "/second");
-    await addWebhook(bystander, third, "/third");
+    await hookOn(owner, first, "/first");
+    await hookOn(owner, second, "/second");
+    await hookOn(bystander, third, "/third");
     // Subscribed to other events only: hears nothing of the run.
-    await addWebhook(owner, second, "/second-exports", ["export.ready"]);
+    await hookOn(owner, second, "/second-exports", ["export.ready"]);
     const archived = await pack("Archived", owner.userId, [updated.id]);
-    await addWebhook(owner, archived, "/archived");
+    await hookOn(owner, archived, "/archived");
     await service.runtime.database.db
       .updateTable("modpacks")
       .set({ isActive: false })

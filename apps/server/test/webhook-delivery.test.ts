@@ -3,12 +3,14 @@ import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../dev/webhook-receiver.js";
+import { WEBHOOK_DELIVERY_QUEUE } from "../src/services/ports.js";
 import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
 import { createModpack, notificationsOf, startImport } from "./support/modpacks.js";
 import { addMembers } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 import { waitFor } from "./support/wait.js";
+import { addWebhook } from "./support/webhooks.js";
 
 /**
  * Delivery to a receiver on loopback (private targets allowed, as for tests and LAN installs), with
@@ -60,16 +62,11 @@ async function webhookOn(answers: Parameters<WebhookReceiver["answer"]>[1][] = [
   const path = `/hook-${paths}`;
   if (answers.length > 0) receiver.answer(path, ...answers);
   const modpackId = await createModpack(service, owner, { name: `Pack ${paths}` });
-  const response = await service.app.inject({
-    method: "POST",
-    url: `/modpacks/${modpackId}/webhooks`,
-    headers: owner.headers,
-    payload: { url: receiver.url(path), ...(events ? { events } : {}) },
+  const { id, secret } = await addWebhook(service, owner, modpackId, {
+    url: receiver.url(path),
+    ...(events ? { events } : {}),
   });
-  expect(response.statusCode, response.body).toBe(201);
-  const { id, secret } = response.json();
-  const base = `/modpacks/${modpackId}/webhooks/${id}`;
-  return { modpackId, webhookId: id as string, path, secret: secret as string, base };
+  return { modpackId, webhookId: id, path, secret, base: `/modpacks/${modpackId}/webhooks/${id}` };
 }
 
 async function sendTest(base: string): Promise<string> {
@@ -172,6 +169,19 @@ describe("a delivery", () => {
     expect(new Set(received.map((delivery) => delivery.headers["webhook-id"])).size).toBe(1);
     expect(new Set(received.map((delivery) => delivery.body)).size).toBe(1);
     expect(await isActive(hook.webhookId)).toBe(true);
+  });
+
+  it.each([429, 502, 504])("waits as long as a %i's Retry-After asks before the next attempt", async (status) => {
+    const hook = await webhookOn([{ status, headers: { "retry-after": "7200" } }]);
+    await sendTest(hook.base);
+    const [next] = await waitForLog(hook.base, "the second attempt queued", (list) => list[0]?.attempt === 2);
+    expect(next!.status).toBe("pending");
+    const [job] = await service.runtime.jobs.boss.findJobs(WEBHOOK_DELIVERY_QUEUE, { data: { deliveryId: next!.id } });
+    const waitSeconds = (new Date(job!.startAfter).getTime() - Date.now()) / 1000;
+    // The schedule alone would retry at once; the receiver asked for two hours.
+    expect(waitSeconds).toBeGreaterThan(7000);
+    expect(waitSeconds).toBeLessThanOrEqual(7200);
+    await service.app.inject({ method: "PATCH", url: hook.base, headers: owner.headers, payload: { isActive: false } });
   });
 
   it("disables the webhook at once on 410, with nothing more sent", async () => {

@@ -48,6 +48,17 @@ const eventList = z
 
 const description = z.string().max(200, { message: "Must be at most 200 characters" });
 
+const exampleWebhook = {
+  id: exampleId,
+  modpackId: exampleId,
+  url: "https://hooks.example.com/modpack",
+  events: ["mods.updated"],
+  format: "standard",
+  description: "Restart script",
+  isActive: true,
+  createdAt: exampleTime,
+};
+
 export const webhookSchema = z
   .object({
     id: uuid,
@@ -63,16 +74,7 @@ export const webhookSchema = z
   })
   .meta({
     id: "Webhook",
-    example: {
-      id: exampleId,
-      modpackId: exampleId,
-      url: "https://hooks.example.com/modpack",
-      events: ["mods.updated"],
-      format: "standard",
-      description: "Restart script",
-      isActive: true,
-      createdAt: exampleTime,
-    },
+    example: exampleWebhook,
   });
 
 const secret = z.string().meta({
@@ -83,17 +85,7 @@ const secret = z.string().meta({
 
 export const createdWebhookSchema = webhookSchema.extend({ secret }).meta({
   id: "CreatedWebhook",
-  example: {
-    id: exampleId,
-    modpackId: exampleId,
-    url: "https://hooks.example.com/modpack",
-    events: ["mods.updated"],
-    format: "standard",
-    description: "Restart script",
-    isActive: true,
-    createdAt: exampleTime,
-    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-  },
+  example: { ...exampleWebhook, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
 });
 export const webhookListSchema = z.object({ data: z.array(webhookSchema) }).meta({ id: "WebhookList" });
 export const rotatedSecretSchema = z.object({ secret }).meta({ id: "RotatedWebhookSecret" });
