@@ -47,6 +47,10 @@ const tagOrder: Array<[name: string, description: string]> = [
     "The load order and in-game id selection of a modpack, and `servertest.ini` files generated from it.",
   ],
   ["Notifications", "What happened to your modpacks, imports and files; listed, marked read, or streamed live."],
+  [
+    "Webhooks",
+    "A modpack's events POSTed to your URL, signed the Standard Webhooks way: managed by the modpack's owner; the bodies are in the document's `webhooks` section.",
+  ],
   ["Catalogue", "Every workshop mod the service knows."],
   ["Admin", "Users, roles, verification badges and service statistics. Requires the `admin` role (`admin.access`)."],
   ["Health", "Liveness and readiness probes."],

@@ -127,13 +127,16 @@ export const createWebhookInput = z.object({
 export const webhookPathInput = z.object({ id: uuid, webhookId });
 
 export const updateWebhookInput = webhookPathInput.extend({
-  url: webhookUrl.optional(),
+  url: webhookUrl.optional().meta({
+    description: "A new target, under the same rules as at creation",
+    example: "https://hooks.example.com/restart",
+  }),
   events: eventList.optional(),
   description: description.nullable().optional(),
   isActive: z
     .boolean()
     .optional()
-    .meta({ description: "false disables (pending retries are cancelled); true enables" }),
+    .meta({ description: "false disables (pending retries are cancelled); true enables", example: true }),
 });
 
 // Event payloads: the envelope `{ type, timestamp, data }`, `data` naming the modpack.
