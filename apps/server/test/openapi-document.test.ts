@@ -156,6 +156,7 @@ describe("the OpenAPI document", () => {
       "Import",
       "Server files",
       "Notifications",
+      "Webhooks",
       "Catalogue",
       "Admin",
       "Health",
