@@ -330,6 +330,35 @@ describe("changing, rotating, testing and deleting", () => {
   });
 });
 
+describe("on /trpc", () => {
+  it("creates and lists with the same rules, statuses and bodies as REST", async () => {
+    const modpackId = await createModpack(service, owner);
+    const trpc = (procedure: string, who: SignedIn, input: object, method: "GET" | "POST" = "POST") =>
+      service.app.inject({
+        method,
+        url:
+          method === "GET"
+            ? `/trpc/webhooks.${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`
+            : `/trpc/webhooks.${procedure}`,
+        headers: { ...who.headers, "content-type": "application/json" },
+        ...(method === "POST" ? { payload: input } : {}),
+      });
+    const created = await trpc("create", owner, { id: modpackId, url: "https://hooks.example.com/trpc" });
+    expect(created.statusCode, created.body).toBe(200);
+    expect(created.json().result.data).toMatchObject({ modpackId, secret: expect.stringMatching(/^whsec_/) });
+    const refused = await trpc("create", owner, { id: modpackId, url: "https://10.0.0.1/" });
+    expect(refused.statusCode).toBe(422);
+    const invalid = await trpc("create", owner, { id: modpackId, url: "https://hooks.example.com/x", events: [] });
+    expect(invalid.statusCode).toBe(400);
+    const stranger = await signIn(service, { name: "Stranger on tRPC" });
+    const denied = await trpc("list", stranger, { id: modpackId }, "GET");
+    expect(denied.statusCode).toBe(403);
+    const listed = await trpc("list", owner, { id: modpackId }, "GET");
+    expect(listed.json().result.data.data).toHaveLength(1);
+    expect(listed.body).not.toContain("whsec_");
+  });
+});
+
 describe("the OpenAPI document", () => {
   it("declares the operations' statuses and every event body in the webhooks section", async () => {
     const document = (await service.app.inject({ method: "GET", url: "/openapi.json" })).json();
