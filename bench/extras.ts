@@ -118,3 +118,52 @@ export async function measureServerFile(
     minMs: sorted[0] ?? 0,
   };
 }
+
+export interface CurrentFileResult {
+  count: number;
+  bytes: number;
+  /** Full answers (no `If-None-Match`). */
+  fullP50Ms: number;
+  fullP95Ms: number;
+  /** `If-None-Match` with the current ETag: 304s. */
+  notModifiedP50Ms: number;
+  notModifiedP95Ms: number;
+}
+
+/**
+ * The current server file of a modpack as a start script fetches it: `count` sequential full reads,
+ * then `count` sequential revalidations with the ETag the first answered (each must be a 304).
+ */
+export async function measureCurrentFile(
+  base: string,
+  cookie: string,
+  modpackId: string,
+  count = 200,
+): Promise<CurrentFileResult> {
+  const url = `${base}/modpacks/${modpackId}/server-file?version=42x`;
+  const time = async (headers: Record<string, string>, expected: number) => {
+    const started = performance.now();
+    const response = await fetch(url, { headers: { cookie, ...headers } });
+    const body = await response.text();
+    const elapsed = performance.now() - started;
+    if (response.status !== expected) throw new Error(`GET ${url} answered ${response.status}, not ${expected}`);
+    return { elapsed, body, etag: response.headers.get("etag") ?? "" };
+  };
+  const first = await time({}, 200);
+  const full: number[] = [];
+  for (let index = 0; index < count; index++) full.push((await time({}, 200)).elapsed);
+  const notModified: number[] = [];
+  for (let index = 0; index < count; index++) {
+    notModified.push((await time({ "if-none-match": first.etag }, 304)).elapsed);
+  }
+  full.sort((a, b) => a - b);
+  notModified.sort((a, b) => a - b);
+  return {
+    count,
+    bytes: Buffer.byteLength(first.body),
+    fullP50Ms: percentile(full, 0.5),
+    fullP95Ms: percentile(full, 0.95),
+    notModifiedP50Ms: percentile(notModified, 0.5),
+    notModifiedP95Ms: percentile(notModified, 0.95),
+  };
+}

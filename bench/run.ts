@@ -32,7 +32,7 @@ import type pg from "pg";
 import { type Capture, captureSql, describeCapture, type Steps } from "./capture.js";
 import { createDatabase, dropDatabase } from "./databases.js";
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
-import { measureImport, measureServerFile } from "./extras.js";
+import { measureCurrentFile, measureImport, measureServerFile } from "./extras.js";
 import { type LoadResult, mergeLoads, runLoad } from "./load.js";
 import {
   benchDir,
@@ -432,6 +432,14 @@ try {
       `server file (100 mods) request → downloadable, ${serverFile.count} sequential: median ${serverFile.medianMs.toFixed(0)} ms, p95 ${serverFile.p95Ms.toFixed(0)} ms (min ${serverFile.minMs.toFixed(0)}, max ${serverFile.maxMs.toFixed(0)})`,
     );
   }
+  const currentFile = skip.has("currentfile")
+    ? undefined
+    : await measureCurrentFile(base, cookie, seeded.bigModpackId, 200);
+  if (currentFile) {
+    log(
+      `current server file (1,000 mods, ${currentFile.bytes} bytes), ${currentFile.count} sequential each: 200 p50 ${currentFile.fullP50Ms.toFixed(1)} ms, p95 ${currentFile.fullP95Ms.toFixed(1)} ms; 304 p50 ${currentFile.notModifiedP50Ms.toFixed(1)} ms, p95 ${currentFile.notModifiedP95Ms.toFixed(1)} ms`,
+    );
+  }
   const finalMemory = memoryOf(service.pid);
   if (heapDiagnostics) log(`service memory map by RSS (MB): ${JSON.stringify(smapsSummary(service.pid))}`);
   await service.stop();
@@ -535,6 +543,13 @@ try {
       detail: `${serverFile.medianMs.toFixed(0)} ms`,
     });
   }
+  if (currentFile) {
+    targets.push({
+      target: "current server file of a 1,000-mod pack: 200 and 304 p50 ≤ 20 ms",
+      pass: currentFile.fullP50Ms <= 20 && currentFile.notModifiedP50Ms <= 20,
+      detail: `200 ${currentFile.fullP50Ms.toFixed(1)} ms, 304 ${currentFile.notModifiedP50Ms.toFixed(1)} ms`,
+    });
+  }
   if (peakRssUnderLoad > 0) {
     targets.push({
       target: "RSS ≤ 250 MB under 64-connection load",
@@ -578,6 +593,7 @@ try {
         comparison,
         import: importResult,
         serverFile,
+        currentFile,
         starts: startup?.starts,
         freshClone: startup?.freshClone,
         memory: { idleRssMb: idleRss?.rssMb, peakRssUnderLoadMb: peakRssUnderLoad, vmHwmMb: finalMemory?.peakMb },

@@ -5,4 +5,7 @@ import { defineConfig } from "vite";
 export default defineConfig({
   plugins: [react()],
   server: { port: 5173, strictPort: true },
+  // One copy of tRPC in the page, the app's own (the version @trpc/tanstack-react-query asks for), as
+  // in an app that installed the client from the registry; the workspace client has its own for building.
+  resolve: { dedupe: ["@trpc/client", "@trpc/server"] },
 });

@@ -16,6 +16,7 @@ export interface StandInItem {
   workshopId: string;
   title: string;
   description: string;
+  /** The preview image's URL; a path (the default) is one the stand-in serves itself. */
   previewUrl: string;
   /** Game the item is for. */
   consumerAppId: number;
@@ -57,6 +58,11 @@ export interface SteamStandIn {
   held(): number;
   /** Forgets calls, items, collections and pending failures. */
   reset(): void;
+  /**
+   * Where the stand-in serves a preview image for the item, standing in for Steam's image host so a
+   * browser showing workshop previews loads nothing from beyond this machine.
+   */
+  previewUrl(workshopId: string): string;
   close(): Promise<void>;
 }
 
@@ -66,7 +72,7 @@ export function standInItem(workshopId: string, overrides: Partial<StandInItem> 
     workshopId,
     title: `Test Mod ${workshopId}`,
     description: `[h1]Test Mod ${workshopId}[/h1]\nA mod for testing.\n\nWorkshop ID: ${workshopId}\nMod ID: Mod${workshopId}`,
-    previewUrl: `https://steamuserimages-a.akamaihd.net/ugc/${workshopId}/preview.png`,
+    previewUrl: `/previews/${workshopId}.svg`,
     consumerAppId: PROJECT_ZOMBOID_APP_ID,
     fileType: 0,
     banned: false,
@@ -143,6 +149,21 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(text);
 }
 
+/** `GET /previews/<workshop id>.svg`: the stand-in's preview images. */
+const PREVIEW_PATH = /^\/previews\/([0-9]{1,20})\.svg$/;
+
+/** A square in a colour of the workshop id, with its last digits: tells previews apart at a glance. */
+function sendPreview(response: ServerResponse, workshopId: string): void {
+  const hue = Number(BigInt(workshopId) % 360n);
+  const text = `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128"><rect width="128" height="128" fill="hsl(${hue} 45% 40%)"/><text x="64" y="76" font-family="sans-serif" font-size="36" font-weight="700" fill="#fff" text-anchor="middle">${workshopId.slice(-3)}</text></svg>`;
+  response.writeHead(200, {
+    "content-type": "image/svg+xml",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "public, max-age=3600",
+  });
+  response.end(text);
+}
+
 function sendHtml(response: ServerResponse, status: number, title: string): void {
   const text = `<html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`;
   response.writeHead(status, { "content-type": "text/html; charset=UTF-8", "content-length": Buffer.byteLength(text) });
@@ -175,6 +196,10 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
     return undefined;
   };
 
+  /** An item's preview URL as Steam answers it: absolute, on the stand-in itself when the item gives a path. */
+  const previewOf = (item: StandInItem) =>
+    item.previewUrl.startsWith("/") ? `${url}${item.previewUrl}` : item.previewUrl;
+
   const isCollection = (id: string) => collections.has(id) || items.get(id)?.fileType === 2;
 
   const childrenOf = (item: StandInItem) => {
@@ -201,7 +226,7 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       file_size: String(item.fileType === 2 ? 0 : 1_048_576),
       file_url: "",
       hcontent_file: "0",
-      preview_url: item.previewUrl,
+      preview_url: previewOf(item),
       hcontent_preview: "0",
       title: item.title,
       description: item.description,
@@ -234,7 +259,7 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       filename: "",
       file_size: String(item.fileType === 2 ? 0 : 1_048_576),
       preview_file_size: "20480",
-      preview_url: item.previewUrl,
+      preview_url: previewOf(item),
       url: "",
       hcontent_file: "0",
       hcontent_preview: "0",
@@ -297,6 +322,8 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const preview = request.method === "GET" ? PREVIEW_PATH.exec(url.pathname) : null;
+    if (preview?.[1]) return sendPreview(response, preview[1]);
     const path = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
     // Not Steam's: publishes a new version of an item now, so that `pnpm dev` can show what an update does.
     const published = /^\/dev\/publish-update\/(\d+)\/$/.exec(path)?.[1];
@@ -396,8 +423,9 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
   });
   const { port } = server.address() as AddressInfo;
 
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url,
     calls,
     items,
     collections,
@@ -422,6 +450,9 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       items.clear();
       collections.clear();
       failures.length = 0;
+    },
+    previewUrl(workshopId) {
+      return `${url}/previews/${encodeURIComponent(workshopId)}.svg`;
     },
     close() {
       return new Promise<void>((resolve, reject) => {

@@ -17,6 +17,7 @@ import { buildApp } from "./http/app.js";
 import { downloadRoutes, downloadUrls } from "./http/downloads.js";
 import { loopbackRedirect } from "./http/loopback-redirect.js";
 import { notificationStreamRoutes } from "./http/notification-stream.js";
+import { serverFileRoutes } from "./http/server-file.js";
 import { type JobDefinition, type Jobs, startJobs } from "./jobs/boss.js";
 import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
 import { importDeadLetterJob, importJob } from "./jobs/import.js";
@@ -37,6 +38,7 @@ import { authorizeModpack, modpacksService } from "./services/modpacks.js";
 import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import type { Revocation } from "./services/ports.js";
+import { serverFilesService } from "./services/server-files.js";
 import { sessionService } from "./services/users.js";
 import { type WebhookSettings, webhooksService } from "./services/webhooks.js";
 import { type ResolveHost, systemResolver } from "./webhooks/targets.js";
@@ -245,6 +247,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       signOutRoutes({ config, store: sessions, endSession }),
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
       downloadRoutes({ find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
+      serverFileRoutes(serverFilesService(db)),
       notificationStreamRoutes({
         notifications: services.notifications,
         maxBufferedBytes: config.limits.streamBufferBytes,

@@ -171,6 +171,8 @@ describe("API tokens", () => {
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
       lastUsedAt: null,
+      scopes: ["read", "write"],
+      modpackIds: null,
     });
     const row = await service.runtime.database.db
       .selectFrom("apiTokens")
@@ -191,6 +193,8 @@ describe("API tokens", () => {
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
       lastUsedAt: null,
+      scopes: ["read", "write"],
+      modpackIds: null,
     });
   });
 

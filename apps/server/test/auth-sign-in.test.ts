@@ -104,7 +104,7 @@ describe("a full sign-in", () => {
         name: "Fixture User",
         email: "fixture@example.com",
         role: "user",
-        image: "https://cdn.example.com/fixture.png",
+        image: `${provider.url}/avatar.svg`,
       },
     });
     const expiresIn = Date.parse(body.session.expiresAt) - Date.now();

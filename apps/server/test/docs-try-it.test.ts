@@ -159,6 +159,12 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
       ids: () => ({ id: ids.modpack ?? "", webhookId: ids.webhook ?? "" }),
     })),
     {
+      method: "POST",
+      path: "/modpacks/{id}/server-file/patch",
+      tag: "server-files",
+      ids: () => ({ id: ids.modpack ?? "" }),
+    },
+    {
       method: "PATCH",
       path: "/notifications/{id}/read",
       tag: "notifications",

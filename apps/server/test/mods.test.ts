@@ -59,7 +59,7 @@ describe("POST /mods", () => {
       mapFolders: ["AlphaMap"],
       requiredWorkshopIds: [],
       tags: ["Build 42", "Weapons"],
-      avatarUrl: "https://steamuserimages-a.akamaihd.net/ugc/1001/preview.png",
+      avatarUrl: fake.previewUrl("1001"),
       isActive: true,
       timeUpdated: new Date(1_750_000_000 * 1000).toISOString(),
       created: true,
@@ -479,11 +479,13 @@ describe("query count of GET /mods", () => {
     console.info(`GET /mods statements: 5-mod page ${small.statements.length}, 50-mod page ${large.statements.length}`);
   });
 
-  it("counts only when the page cannot tell the total: a first page shorter than the limit can", async () => {
+  it("counts in the page's own statement, and a small catalogue's total is exact", async () => {
     const full = await statementsOf(service, () => get("/mods?limit=5"));
     expect(full.result.json().data).toHaveLength(5);
-    expect(full.statements).toHaveLength(2);
-    expect(full.statements[1]).toMatch(/count\(\*\)/);
+    expect(full.result.json().pagination).toMatchObject({ totalExact: true });
+    expect(full.result.json().pagination.total).toBeGreaterThan(5);
+    expect(full.statements).toHaveLength(1);
+    expect(full.statements[0]).toMatch(/count\(\*\)/);
     const short = await statementsOf(service, () => get("/mods?limit=100"));
     const { data, pagination } = short.result.json();
     expect(data.length).toBeLessThan(100);

@@ -94,7 +94,9 @@ describe("the OpenAPI document", () => {
         if (parameter.in === "path") expect(parameter.example, `${where} path parameter`).toEqual(exampleId);
       }
       const body = (operation.requestBody as { content: Record<string, { example?: unknown }> } | undefined)?.content;
-      if (body) expect(body["application/json"]?.example, `${where} request example`).toBeDefined();
+      for (const [type, media] of Object.entries(body ?? {})) {
+        expect(media.example, `${where} ${type} request example`).toBeDefined();
+      }
       const responses = operation.responses as Record<
         string,
         { description: string; content?: Record<string, { example?: unknown }> }

@@ -1,24 +1,37 @@
 /**
  * examples/web end to end in headless Chromium (Debian's `chromium`, driven by playwright-core):
- * the React app served by Vite on its own origin, the real service on another (listed in
- * ORIGIN_ALLOWED) with the local Steam Web API fixture. A person's path: sign in through the
- * development identity provider, create a modpack, add a mod by workshop URL, ask for a server
- * file, see the notification arrive live, download the file. Screenshots go to test-artifacts/.
- * Skipped, with a printed reason, where Chromium is not installed.
+ * the React app on TanStack Query served by Vite on its own origin, the real service on another
+ * (listed in ORIGIN_ALLOWED), the local Steam Web API stand-in (which also serves the workshop
+ * preview images) and a local OAuth provider (which also serves the user's picture). A server
+ * owner's day: the sign-in page, signing in, a refused name worded as the service words it, a new
+ * modpack, mods added by workshop URL and by id (with the mod they require), the check's findings
+ * beside the mods, the load order changed with the buttons and by dragging, a server file
+ * announced live and downloaded, and everyone's public modpacks read to the end by scrolling. Each
+ * page is photographed on a laptop and on a phone (test-artifacts/web-*.png). Any request to an
+ * origin other than the app's, the service's, the identity provider's and the stand-in's is
+ * aborted and fails the test. Skipped, with a printed reason, where Chromium is not installed;
+ * runs on the embedded database only (the browser is the heavy part, not the database).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { fromErrorBody } from "@modpack/client";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
+import { type FakeProvider, startFakeProvider } from "./fixtures/oauth-provider.js";
+import { type FakeSteam, fakeMod, heldCalls, startFakeSteam } from "./fixtures/steam-api.js";
 import { ARTIFACTS, CHROMIUM_FLAGS, CHROMIUM_PATH, chromiumAvailable } from "./support/browser.js";
+import { createModpack } from "./support/modpacks.js";
 import { freePort } from "./support/net.js";
 import { startTestService, type TestService } from "./support/service.js";
+import { signIn } from "./support/users.js";
+import { waitFor } from "./support/wait.js";
 
 const hasChromium = chromiumAvailable("web-example.test.ts");
+const onPostgres = Boolean(process.env.DATABASE_URL);
+if (onPostgres) console.info("web-example: runs on the embedded database only (DATABASE_URL is set)");
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = path.resolve(serverRoot, "../..");
@@ -66,14 +79,140 @@ function startVite(port: number, apiUrl: string): Promise<ChildProcess> {
   });
 }
 
-describe.skipIf(!hasChromium)("examples/web in headless Chromium against the real service", () => {
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+/** Another owner's public modpacks: three pages of twelve, with names a list must show as given. */
+const publicNames = [
+  ...Array.from({ length: 26 }, (_, index) => `Public pack ${String(index + 1).padStart(2, "0")}`),
+  "Überleben in Knox — Ünïcödé",
+  "<script>alert('pack')</script>",
+  "مودباك عربي للنجاة",
+  "🧟 Zombie Season 🚗",
+  "  Spaces around  ",
+  "x".repeat(50),
+];
+
+/** The workshop items of the day: one requires another and is tagged for Build 41 only. */
+const OVERHAUL = { id: "3100000001", title: "Vehicle Overhaul Pack" };
+const CORE = { id: "3100000002", title: "Vehicle Core Library" };
+const SORTING = { id: "3100000003", title: `Better Sorting <b>[B42]</b> — "fast" & ✓` };
+const MISSING_ID = "3199999999";
+/** A collection of more mods than one page of the list holds (100). */
+const BULK_COLLECTION = "3200000000";
+const BULK_SIZE = 105;
+const workshopIdOf = new Map([OVERHAUL, CORE, SORTING].map((item) => [item.title, item.id]));
+
+const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/filedetails/?id=${id}`;
+
+describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium against the real service", () => {
   let steam: FakeSteam;
+  let identity: FakeProvider;
   let service: TestService;
   let vite: ChildProcess | undefined;
   let browser: Browser;
+  let context: BrowserContext;
   let page: Page;
   let webUrl: string;
+  let apiUrl: string;
+  let modpackId = "";
   const pageErrors: string[] = [];
+  const offOrigin: string[] = [];
+
+  /** The page as it is now, on a laptop and on a phone; on the phone nothing may be wider than the screen. */
+  async function photograph(name: string): Promise<void> {
+    // From the top: a whole-page picture of a scrolled page draws the sticky bar where it was.
+    await page.evaluate("window.scrollTo(0, 0)");
+    await page.screenshot({ path: path.join(ARTIFACTS, `web-${name}.png`), fullPage: true });
+    await page.setViewportSize(PHONE);
+    try {
+      const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+      expect(overflow, `${name}: wider than a phone's screen`).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: path.join(ARTIFACTS, `web-${name}-phone.png`), fullPage: true });
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+  }
+
+  /** The mods' names in the load order on screen. */
+  function loadOrder(): Promise<string[]> {
+    return page
+      .getByRole("list", { name: "Load order" })
+      .locator(":scope > li")
+      .evaluateAll((items) => items.map((item) => item.getAttribute("aria-label") ?? ""));
+  }
+
+  /**
+   * Waits until the list shows `expected` and is done saving: while a save is under way the mods
+   * cannot be dragged (nor moved), so the next step would not take.
+   */
+  async function waitForOrder(expected: string[]): Promise<string[]> {
+    const order = await waitFor(
+      `the load order ${JSON.stringify(expected)}`,
+      loadOrder,
+      (shown) => shown.length === expected.length && shown.every((name, index) => name === expected[index]),
+    );
+    await waitFor(
+      "the load order saved",
+      () => page.getByRole("list", { name: "Load order" }).locator(':scope > li[draggable="false"]').count(),
+      (saving) => saving === 0,
+    );
+    return order;
+  }
+
+  /** Waits until the load order the service has saved is `expected` (mod names). */
+  async function waitForSaved(expected: string[], id = modpackId): Promise<void> {
+    const nameOf = await modNames(id);
+    await waitFor(
+      `the saved load order ${JSON.stringify(expected)}`,
+      async () => {
+        const saved = (await asBrowser("GET", `/modpacks/${id}/export-configuration`)).body as {
+          modsOrder: string[];
+        };
+        return saved.modsOrder.map((id) => nameOf.get(id));
+      },
+      (saved) => JSON.stringify(saved) === JSON.stringify(expected),
+    );
+  }
+
+  /** The same call over REST with the browser's session: what the service answers it. */
+  async function asBrowser(method: "GET" | "POST" | "DELETE", url: string, payload?: object) {
+    const cookies = await context.cookies(apiUrl);
+    const response = await service.app.inject({
+      method,
+      url,
+      headers: { cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; ") },
+      ...(payload ? { payload } : {}),
+    });
+    return { status: response.statusCode, body: response.json() as unknown };
+  }
+
+  /** The mods of the modpack by id, as the service lists them. */
+  async function modNames(id = modpackId): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    let cursor: string | null | undefined;
+    do {
+      const page = (
+        await asBrowser("GET", `/modpacks/${id}/mods?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
+      ).body as { data: { id: string; name: string }[]; pagination: { nextCursor?: string | null } };
+      for (const mod of page.data) names.set(mod.id, mod.name);
+      cursor = page.pagination.nextCursor;
+    } while (cursor);
+    return names;
+  }
+
+  /** Waits until every finding the service's check has about a mod shows beside that mod; answers their codes. */
+  async function findingsBesideTheirMods(version = "42x"): Promise<string[]> {
+    const check = (await asBrowser("GET", `/modpacks/${modpackId}/check?version=${version}`)).body as {
+      findings: { modId?: string; message: string; code: string }[];
+    };
+    const nameOf = await modNames();
+    for (const finding of check.findings.filter((each) => each.modId)) {
+      const row = page.getByRole("listitem", { name: nameOf.get(finding.modId ?? "") });
+      await row.getByText(finding.message).waitFor();
+    }
+    return check.findings.map((finding) => finding.code);
+  }
 
   beforeAll(async () => {
     // The app imports the built client, as an app installing the package would.
@@ -91,19 +230,48 @@ describe.skipIf(!hasChromium)("examples/web in headless Chromium against the rea
         ));
 
     steam = await startFakeSteam();
-    steam.items.set("3100000001", fakeItem("3100000001", { title: "Vehicle Overhaul Pack" }));
+    // Their previews are served by the stand-in.
+    for (const item of [
+      fakeMod(OVERHAUL.id, { title: OVERHAUL.title, requires: [CORE.id], builds: ["41"] }),
+      fakeMod(CORE.id, { title: CORE.title, builds: ["41", "42"] }),
+      fakeMod(SORTING.id, { title: SORTING.title, builds: ["42"] }),
+    ]) {
+      steam.items.set(item.workshopId, item);
+    }
+
+    identity = await startFakeProvider();
+    identity.profile = { ...identity.profile, name: "Web Person", email: "web.person@example.com" };
 
     const [apiPort, webPort] = [await freePort(), await freePort()];
     webUrl = `http://127.0.0.1:${webPort}`;
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    apiUrl = `http://127.0.0.1:${apiPort}`;
     service = await startTestService({
-      env: { PUBLIC_URL: apiUrl, ORIGIN_ALLOWED: webUrl, WORKSHOP_API_URL: steam.url },
+      // With a key the service reads what an item requires, and adds it along.
+      env: {
+        ...identity.env,
+        PUBLIC_URL: apiUrl,
+        ORIGIN_ALLOWED: webUrl,
+        WORKSHOP_API_URL: steam.url,
+        STEAM_API_KEY: "stand-in-key",
+      },
     });
     await service.app.listen({ port: apiPort, host: "127.0.0.1" });
+    const owner = await signIn(service, { name: "Another Owner" });
+    for (const name of publicNames) await createModpack(service, owner, { name, isPublic: true });
     vite = await startVite(webPort, apiUrl);
 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS });
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
+    context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+    // The app, the service, the identity provider and the stand-in (Steam's image host in the
+    // test) are all it may reach.
+    const allowed = new Set([webUrl, apiUrl, identity.url, steam.url]);
+    await context.route(
+      (url) => !allowed.has(url.origin),
+      (route) => {
+        offOrigin.push(route.request().url());
+        return route.abort("blockedbyclient");
+      },
+    );
     page = await context.newPage();
     page.setDefaultTimeout(30_000);
     page.on("pageerror", (error) => pageErrors.push(String(error)));
@@ -115,46 +283,294 @@ describe.skipIf(!hasChromium)("examples/web in headless Chromium against the rea
     vite?.kill("SIGTERM");
     await service?.stop();
     await steam?.close();
+    await identity?.close();
   });
 
-  it("signs in, creates a modpack, adds a mod, sees the notification arrive and downloads the file", async () => {
+  it("shows a visitor the sign-in page, and the public modpacks without signing in", async () => {
     await page.goto(`${webUrl}/`);
+    await page.getByRole("heading", { name: "Your Project Zomboid modpacks, in one place" }).waitFor();
+    await page.getByText("You are not signed in.").waitFor();
+    await photograph("sign-in");
+
+    await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Public modpacks" }).click();
+    await page.getByRole("list", { name: "Public modpacks" }).getByRole("listitem").first().waitFor();
+    expect(await page.getByRole("link", { name: "Sign in" }).count()).toBe(1);
+  }, 120_000);
+
+  it("signs in through the identity provider and starts with no modpacks", async () => {
+    await page.getByRole("link", { name: "My modpacks" }).click();
+    // The OAuth provider approves at once and sends the browser back through the service.
     await page.getByRole("link", { name: "Sign in" }).click();
-    // The development identity provider's form, on the service's origin.
-    await page.getByLabel("Name").fill("Web Person");
-    await page.getByLabel("Email").fill("web.person@example.com");
-    await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${webUrl}/`).catch(async (error) => {
       throw new Error(`${error}\nat ${page.url()}:\n${(await page.content()).slice(0, 1500)}`);
     });
     await page.getByText("Signed in as").waitFor();
     expect(await page.getByText("web.person@example.com").count()).toBe(1);
-    await page.screenshot({ path: path.join(ARTIFACTS, "web-signed-in.png") });
+    const avatar = page.getByRole("banner").locator("img.avatar");
+    expect(await avatar.getAttribute("src")).toBe(`${identity.url}/avatar.svg`);
+    await waitFor(
+      "the avatar loaded",
+      () => avatar.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+      (width) => width > 0,
+    );
+    await page.getByText("No modpacks yet").waitFor();
+    await page.getByRole("region", { name: "Notifications" }).getByText("live", { exact: true }).waitFor();
+    await photograph("my-modpacks-empty");
+  }, 60_000);
 
-    await page.getByLabel("New modpack").fill("Browser Roadtrip");
-    await page.getByRole("button", { name: "Create" }).click();
-    await page.getByRole("heading", { name: "Browser Roadtrip" }).waitFor();
-    await page.getByRole("button", { name: "Browser Roadtrip" }).waitFor();
+  it("shows a refused name as the service words it, and creates nothing", async () => {
+    for (const name of ["ab", "   ", "y".repeat(51)]) {
+      await page.getByLabel("Name").fill(name);
+      await page.getByRole("button", { name: "Create modpack" }).click();
+      const answer = await asBrowser("POST", "/modpacks", { name, isPublic: false });
+      expect(answer.status).toBe(400);
+      const { message, issues } = fromErrorBody(answer.status, answer.body);
+      const alert = page.getByRole("alert");
+      await alert.getByText(message, { exact: false }).first().waitFor();
+      expect(issues?.length).toBeGreaterThan(0);
+      for (const issue of issues ?? []) await alert.getByText(issue.message).first().waitFor();
+    }
+    await photograph("my-modpacks-error");
+    expect(await page.getByText("No modpacks yet").count()).toBe(1);
+    const mine = await asBrowser("GET", "/modpacks/my");
+    expect((mine.body as { data: unknown[] }).data).toEqual([]);
+  }, 60_000);
 
-    await page.getByLabel("Workshop URL").fill("https://steamcommunity.com/sharedfiles/filedetails/?id=3100000001");
+  it("creates a modpack and opens it", async () => {
+    const name = `Brita's "Roadtrip" <b>42</b>`;
+    await page.getByLabel("Name").fill(name);
+    await page.getByLabel("Description").fill("Guns & cars, <i>not</i> HTML.");
+    await page.getByRole("button", { name: "Create modpack" }).click();
+    await page.waitForURL(/\/modpacks\/[0-9a-f-]{36}$/);
+    modpackId = page.url().split("/").pop() ?? "";
+    await page.getByRole("heading", { level: 1, name }).waitFor();
+    await page.getByText("Guns & cars, <i>not</i> HTML.").waitFor();
+    await page.getByText("No mods yet").waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+  }, 60_000);
+
+  it("adds mods by workshop URL and by id, with the mods they require and the check's findings beside them", async () => {
+    const field = page.getByLabel("Workshop URL or id");
+    await field.fill(`  ${workshopUrl(OVERHAUL.id)}  `);
     await page.getByRole("button", { name: "Add mod" }).click();
-    await page.getByRole("list", { name: "Mods" }).getByText("Vehicle Overhaul Pack").waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, "web-modpack.png") });
+    await page.getByRole("status").getByText(`Also added 1 required mod: ${CORE.id}.`).waitFor();
+    await page.getByRole("listitem", { name: CORE.title }).waitFor();
+    // While the workshop is slow to answer, the form says it is adding and takes no second press.
+    steam.holdAfter(0);
+    await field.fill(SORTING.id);
+    await page.getByRole("button", { name: "Add mod" }).click();
+    const adding = page.getByRole("button", { name: "Adding…" });
+    await adding.waitFor();
+    await heldCalls(steam);
+    expect(await adding.isDisabled()).toBe(true);
+    steam.release();
+    await page.getByRole("listitem", { name: SORTING.title }).waitFor();
+    expect(await field.inputValue()).toBe("");
 
-    await page.getByRole("button", { name: "Generate server file (41x)" }).click();
+    // An item the workshop does not have: the service's words, and nothing added.
+    await field.fill(MISSING_ID);
+    await page.getByRole("button", { name: "Add mod" }).click();
+    const refused = await asBrowser("POST", `/modpacks/${modpackId}/mods`, { modAtribute: MISSING_ID });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    await page.getByRole("alert").getByText(fromErrorBody(refused.status, refused.body).message).waitFor();
+    expect(await loadOrder()).toHaveLength(3);
+
+    expect(await findingsBesideTheirMods()).toContain("wrong-build");
+
+    // The previews come from the stand-in, and load.
+    const previews = page.getByRole("list", { name: "Load order" }).locator("img");
+    expect(await previews.evaluateAll((images) => images.map((image) => image.getAttribute("src")))).toEqual(
+      expect.arrayContaining([OVERHAUL.id, CORE.id, SORTING.id].map((id) => steam.previewUrl(id))),
+    );
+    await waitFor(
+      "three loaded previews",
+      () =>
+        previews.evaluateAll(
+          (images) => images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
+        ),
+      (loaded) => loaded === 3,
+    );
+    await photograph("modpack");
+  }, 90_000);
+
+  it("changes the load order with the buttons and by dragging, keeps it, and applies the suggested order", async () => {
+    const start = await loadOrder();
+    expect([...start].sort()).toEqual([CORE.title, OVERHAUL.title, SORTING.title].sort());
+
+    const [first, second, third] = start as [string, string, string];
+    await page.getByRole("button", { name: `Move ${third} up` }).click();
+    await waitForOrder([first, third, second]);
+
+    await page.getByRole("listitem", { name: first }).dragTo(page.getByRole("listitem", { name: second }));
+    await waitForOrder([third, second, first]);
+
+    // The list moves before the service has saved it: reload once it has.
+    await waitForSaved([third, second, first]);
+    await page.reload();
+    const kept = await waitForOrder([third, second, first]);
+
+    // The pack loads the overhaul before the library it requires: the check says so beside it, and
+    // its suggested order fixes it.
+    let order = kept;
+    while (order.indexOf(OVERHAUL.title) > order.indexOf(CORE.title)) {
+      const index = order.indexOf(OVERHAUL.title);
+      await page.getByRole("button", { name: `Move ${OVERHAUL.title} up` }).click();
+      const expected = [...order];
+      expected.splice(index, 1);
+      expected.splice(index - 1, 0, OVERHAUL.title);
+      order = await waitForOrder(expected);
+    }
+    expect(await findingsBesideTheirMods()).toContain("requirement-order");
+    await photograph("modpack-order");
+    await page.getByRole("button", { name: "Apply the suggested load order" }).click();
+    await waitFor(
+      "the library loading before the overhaul",
+      loadOrder,
+      (now) => now.indexOf(CORE.title) < now.indexOf(OVERHAUL.title),
+    );
+    await page.getByRole("button", { name: "Apply the suggested load order" }).waitFor({ state: "detached" });
+    await waitForSaved(await loadOrder());
+  }, 90_000);
+
+  it("generates the server file, announces it live and downloads it", async () => {
+    const order = await loadOrder();
+    await page.getByRole("button", { name: "Generate server file (42x)" }).click();
     const notifications = page.getByRole("region", { name: "Notifications" });
     await notifications.getByText("Server file ready").waitFor();
-    await page.screenshot({ path: path.join(ARTIFACTS, "web-notification.png") });
+    await page.getByRole("link", { name: /^Download .+-42x\.ini$/ }).waitFor();
+    await photograph("server-file");
 
     const downloading = page.waitForEvent("download");
     await notifications.getByRole("link", { name: "Download" }).click();
     const download = await downloading;
-    expect(download.suggestedFilename()).toBe("browser-roadtrip-41x.ini");
+    expect(download.suggestedFilename()).toMatch(/^[a-z0-9-]+-42x\.ini$/);
     const file = await readFile(await download.path(), "utf8");
-    expect(file).toContain("WorkshopItems=3100000001");
-    expect(file).toContain("Mods=Mod3100000001");
+    expect(file).toContain(`WorkshopItems=${order.map((name) => workshopIdOf.get(name)).join(";")}`);
 
+    // Read again after a reload, the notifications are still there, and can be marked read.
+    await page.reload();
+    await notifications.getByText("Server file ready").waitFor();
+    const unread = (await asBrowser("GET", "/notifications?unreadOnly=true")).body as { unreadCount: number };
+    expect(unread.unreadCount).toBeGreaterThan(0);
+    await notifications.getByRole("button", { name: `Mark ${unread.unreadCount} read` }).click();
+    await notifications.getByRole("button", { name: /^Mark \d+ read$/ }).waitFor({ state: "detached" });
+    expect(
+      ((await asBrowser("GET", "/notifications?unreadOnly=true")).body as { unreadCount: number }).unreadCount,
+    ).toBe(0);
+  }, 90_000);
+
+  it("checks for the version chosen, and removes a mod unless another requires it", async () => {
+    await page.getByLabel("Game version").selectOption("41x");
+    const check41 = (await asBrowser("GET", `/modpacks/${modpackId}/check?version=41x`)).body as { ok: boolean };
+    expect(check41.ok).toBe(true);
+    await page.getByRole("status", { name: "Check" }).getByText("Build 41").waitFor();
+    // Tagged for Build 41, the overhaul is fine there; the Build 42 mod is not.
+    expect(await findingsBesideTheirMods("41x")).toContain("wrong-build");
+    await waitFor(
+      "no finding beside the overhaul",
+      () => page.getByRole("listitem", { name: OVERHAUL.title }).getByRole("listitem").count(),
+      (findings) => findings === 0,
+    );
+    await page.getByRole("button", { name: "Generate server file (41x)" }).waitFor();
+
+    await page.getByRole("button", { name: `Remove ${CORE.title}` }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText("Could not remove the mod.").waitFor();
+    const nameOf = await modNames();
+    const coreId = [...nameOf].find(([, name]) => name === CORE.title)?.[0] ?? "";
+    const refused = await asBrowser("DELETE", `/modpacks/${modpackId}/mods/${coreId}`);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    await alert.getByText(fromErrorBody(refused.status, refused.body).message).waitFor();
+    expect(await loadOrder()).toHaveLength(3);
+
+    await page.getByRole("button", { name: `Remove ${SORTING.title}` }).click();
+    await page.getByRole("listitem", { name: SORTING.title }).waitFor({ state: "detached" });
+    expect([...(await modNames()).values()].sort()).toEqual([CORE.title, OVERHAUL.title].sort());
     expect(await page.getByRole("alert").count()).toBe(0);
-    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows every mod of a pack longer than a page of the list, and moves one keeping the rest", async () => {
+    const bulk = Array.from({ length: BULK_SIZE }, (_, index) => String(3200000001 + index));
+    for (const id of bulk) steam.items.set(id, fakeMod(id, { title: `Bulk mod ${id.slice(-3)}`, builds: ["42"] }));
+    steam.collections.set(BULK_COLLECTION, bulk);
+    const created = await asBrowser("POST", "/modpacks", { name: "Big server pack" });
+    expect(created.status).toBe(201);
+    const bigId = (created.body as { id: string }).id;
+    const started = await asBrowser("POST", `/modpacks/${bigId}/import`, { platformUrl: workshopUrl(BULK_COLLECTION) });
+    expect(started.status).toBe(202);
+    const imported = await waitFor(
+      "the import finishing",
+      async () => ((await asBrowser("GET", `/modpacks/${bigId}/import/status`)).body as { status: string }).status,
+      (status) => status === "completed" || status === "failed",
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
+    expect(imported).toBe("completed");
+
+    await page.goto(`${webUrl}/modpacks/${bigId}`);
+    const names = bulk.map((id) => `Bulk mod ${id.slice(-3)}`);
+    await waitForOrder(names);
+    const last = names.at(-1) ?? "";
+    await page.getByRole("button", { name: `Move ${last} up` }).click();
+    const moved = [...names.slice(0, -2), last, names.at(-2) ?? ""];
+    await waitForOrder(moved);
+    await waitForSaved(moved, bigId);
   }, 180_000);
+
+  it("answers an address it does not know, and a modpack the service does not have, in the service's words", async () => {
+    for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-modpack-id"]) {
+      await page.goto(`${webUrl}/modpacks/${id}`);
+      const answer = await asBrowser("GET", `/modpacks/${id}`);
+      expect(answer.status).toBeGreaterThanOrEqual(400);
+      const alert = page.getByRole("alert");
+      await alert.getByText("Could not open this modpack.").waitFor();
+      await alert.getByText(fromErrorBody(answer.status, answer.body).message).waitFor();
+    }
+    await photograph("modpack-missing");
+    await page.goto(`${webUrl}/no/such/page`);
+    await page.getByText("Nothing here").waitFor();
+    expect(await page.title()).toBe("Not found · Modpacks");
+  }, 60_000);
+
+  it("reads everyone's public modpacks to the end by scrolling, newest first", async () => {
+    await page.getByRole("link", { name: "Public modpacks" }).click();
+    const list = page.getByRole("list", { name: "Public modpacks" });
+    await list.getByRole("listitem").first().waitFor();
+    await photograph("public");
+    // Scrolling to the end of the list loads the page after the cursor; no button is pressed.
+    await waitFor(
+      "every public modpack listed",
+      async () => {
+        await page.locator(".list-end").scrollIntoViewIfNeeded();
+        return page.getByText(`All ${publicNames.length} shown`).count();
+      },
+      (shown) => shown === 1,
+      { intervalMs: 100 },
+    );
+    const names = await list.getByRole("heading").allTextContents();
+    expect(names).toEqual(publicNames.map((name) => name.trim()).reverse());
+    await photograph("public-end");
+
+    // The service's search, ignoring case and accents; and the empty state when nothing matches.
+    const search = page.getByRole("searchbox", { name: "Search public modpacks" });
+    await search.fill("UBERLEBEN knox");
+    await waitFor(
+      "one match",
+      () => list.getByRole("heading").allTextContents(),
+      (found) => found.length === 1 && found[0] === "Überleben in Knox — Ünïcödé",
+    );
+    await search.fill("no such modpack anywhere");
+    await page.getByText("Nothing matches").waitFor();
+    await photograph("public-empty");
+  }, 90_000);
+
+  it("signs out", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("You are not signed in.").waitFor();
+    expect((await asBrowser("GET", "/modpacks/my")).status).toBe(401);
+  }, 60_000);
+
+  it("loaded nothing from another origin and threw no error", () => {
+    expect(offOrigin).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
 });

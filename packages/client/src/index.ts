@@ -9,6 +9,7 @@ export type {
   CreatedMod,
   CreatedToken,
   CreatedWebhook,
+  CurrentServerFile,
   ErrorBody,
   ErrorIssue,
   ErrorResponseBody,
@@ -36,6 +37,9 @@ export type {
   Pagination,
   Permission,
   Role,
+  ServerFileChanges,
+  ServerFileFormat,
+  ServerFilePatch,
   SessionInfo,
   TagList,
   User,
@@ -56,6 +60,7 @@ export {
   type NotificationSubscriptionOptions,
 } from "./client.js";
 export { type ApiError, type ApiErrorCode, type ApiIssue, fromErrorBody, isApiError, toApiError } from "./errors.js";
+export { serverFilePatchUrl, serverFileUrl } from "./server-file.js";
 
 /** The input of every procedure: `RouterInputs["modpacks"]["create"]`. */
 export type RouterInputs = inferRouterInputs<AppRouter>;

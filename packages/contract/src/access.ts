@@ -1,4 +1,4 @@
-import type { MemberPermission, Role } from "./permissions.js";
+import type { MemberPermission, Role, TokenScope } from "./permissions.js";
 import type { Modpack } from "./schemas/modpack.js";
 
 /** Who is calling: resolved by the server from the session cookie or a Bearer token. */
@@ -11,6 +11,18 @@ export interface Caller {
   tokenId: string | null;
   /** When the session or token expires (sessions slide forward with each request). */
   expiresAt: Date;
+  /** What an API token may do; absent: both scopes (a session, or a token made with both). */
+  scopes?: readonly TokenScope[];
+  /**
+   * The modpacks an API token is limited to: any other modpack answers as it would to a stranger,
+   * and the caller's own lists hold only these. Absent: no limit.
+   */
+  modpackIds?: readonly string[];
+}
+
+/** Whether the caller's credentials allow `scope` (sessions and unscoped tokens allow both). */
+export function callerHasScope(caller: Caller, scope: TokenScope): boolean {
+  return caller.scopes === undefined || caller.scopes.includes(scope);
 }
 
 /**

@@ -55,6 +55,7 @@ export function operations(): Operation[] {
 }
 
 export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
+export { callerHasScope } from "./access.js";
 export * from "./errors.js";
 export * from "./permissions.js";
 export type { Implementation, Port, PortDeclaration, ServiceRegistry } from "./ports.js";
@@ -70,6 +71,7 @@ export * from "./schemas/mod.js";
 export * from "./schemas/modpack.js";
 export * from "./schemas/notification.js";
 export * from "./schemas/pagination.js";
+export * from "./schemas/server-file.js";
 export * from "./schemas/session.js";
 export * from "./schemas/token.js";
 export * from "./schemas/webhook.js";

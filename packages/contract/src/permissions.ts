@@ -36,3 +36,11 @@ export function roleHasPermission(role: Role, permission: Permission): boolean {
 /** What a member of a modpack may be allowed to do; the owner may do all of it. */
 export const memberPermissions = ["read", "add-mod", "remove-mod", "import", "configure"] as const;
 export type MemberPermission = (typeof memberPermissions)[number];
+
+/**
+ * What an API token may do. `read`: every operation that changes nothing (reads, the current server
+ * file and its patch, the notification stream); `write`: everything else (changes, the asynchronous
+ * export, token management, `/admin`). Sessions hold both.
+ */
+export const tokenScopes = ["read", "write"] as const;
+export type TokenScope = (typeof tokenScopes)[number];

@@ -1,9 +1,9 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
-import type { Caller, ModpackNeed } from "./access.js";
+import { type Caller, callerHasScope, type ModpackNeed } from "./access.js";
 import { errorAnswer, noPermission, unauthorized } from "./errors.js";
-import { type Permission, roleHasPermission } from "./permissions.js";
+import { type Permission, roleHasPermission, type TokenScope } from "./permissions.js";
 import type { ServiceRegistry } from "./ports.js";
 
 export type SuccessStatus = 200 | 201 | 202 | 204;
@@ -47,6 +47,17 @@ export interface CacheRule {
 export type Meta = OpenApiMeta<{
   /** The role permission the procedure needs (see permissions.ts); checked before anything else. */
   permission?: Permission;
+  /**
+   * The API token scope the procedure needs, checked with the role permission: `read` for what
+   * changes nothing, `write` for the rest. Without it, queries and subscriptions need `read` and
+   * mutations `write`.
+   */
+  scope?: TokenScope;
+  /**
+   * The operation acts on the caller's whole account (its tokens, its notifications, `/admin`): a
+   * token limited to modpacks is refused it (403 `Do not have permission`).
+   */
+  wholeAccount?: boolean;
   /** The HTTP status of a successful REST call. */
   successStatus?: SuccessStatus;
   /** Error statuses the operation can answer with, besides the ones implied by auth and input. */
@@ -82,7 +93,11 @@ export const createCallerFactory = t.createCallerFactory;
  * Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. A failure the
  * server classifies (a database outage) leaves as its typed error.
  */
-export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
+  // A caller's credentials may allow less than the operation needs: a read-only token, or a token
+  // limited to modpacks on an operation over the whole account.
+  if (ctx.caller && !callerHasScope(ctx.caller, scopeOf(meta, type))) throw noPermission();
+  if (ctx.caller?.modpackIds && meta?.wholeAccount) throw noPermission();
   const result = await next();
   if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
     const typed = ctx.classifyFailure(result.error.cause ?? result.error);
@@ -90,6 +105,11 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   }
   return result;
 });
+
+/** The token scope a procedure needs: its meta's, else `write` for a mutation and `read` for the rest. */
+export function scopeOf(meta: Meta | undefined, type: "query" | "mutation" | "subscription"): TokenScope {
+  return meta?.scope ?? (type === "mutation" ? "write" : "read");
+}
 
 /** A signed-in caller holding the permission declared in the procedure's meta. */
 export const protectedProcedure = publicProcedure.use(({ ctx, meta, next }) => {
@@ -144,6 +164,10 @@ interface OperationOptions {
   errors?: number[];
   /** Public operations need no credentials. */
   public?: boolean;
+  /** The API token scope it needs when it is not the method's (`read` for GET, `write` otherwise). */
+  scope?: TokenScope;
+  /** It acts on the caller's whole account: a token limited to modpacks is refused. */
+  wholeAccount?: boolean;
   modpackAccess?: ModpackNeed;
   rateLimit?: RateLimitGroup;
   cache?: CacheRule;
@@ -157,13 +181,22 @@ export function operation(options: OperationOptions): Meta {
     : options.permission
       ? `Requires a signed-in caller (session cookie or Bearer token) whose role holds \`${options.permission}\`.`
       : "Requires a signed-in caller (session cookie or Bearer token).";
+  const scope = options.scope ?? (options.method === "GET" ? "read" : "write");
+  const tokenRule = [
+    scope === "read"
+      ? "A read-only API token may call it."
+      : "An API token needs the `write` scope (a read-only token answers 403 `Do not have permission`).",
+    ...(options.wholeAccount ? ["A token limited to modpacks may not (403 `Do not have permission`)."] : []),
+  ].join(" ");
   const meta: Meta = {
+    scope,
+    ...(options.wholeAccount ? { wholeAccount: true } : {}),
     openapi: {
       method: options.method,
       path: options.path,
       tags: options.tags,
       summary: options.summary,
-      description: `${options.description}\n\n${access}${rule ? ` ${rule}` : ""}`,
+      description: `${options.description}\n\n${access}${rule ? ` ${rule}` : ""} ${tokenRule}`,
       operationId: options.operationId,
       protect: !options.public,
       ...(options.success ? { successDescription: options.success } : {}),

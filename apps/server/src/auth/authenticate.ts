@@ -17,6 +17,8 @@ function toCaller(credential: ValidCredential): Caller {
     sessionId: credential.kind === "session" ? credential.id : null,
     tokenId: credential.kind === "token" ? credential.id : null,
     expiresAt: credential.expiresAt,
+    ...(credential.scopes ? { scopes: credential.scopes } : {}),
+    ...(credential.modpackIds ? { modpackIds: credential.modpackIds } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Role } from "@modpack/contract";
+import type { Role, TokenScope } from "@modpack/contract";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
 import { type Revocation, revokes } from "../services/ports.js";
@@ -19,6 +19,10 @@ export interface ValidCredential {
   userId: string;
   role: Role;
   expiresAt: Date;
+  /** An API token's scopes; absent for sessions. */
+  scopes?: readonly TokenScope[];
+  /** The modpacks an API token is limited to; absent when it has no limit. */
+  modpackIds?: readonly string[];
 }
 
 interface CacheEntry extends Omit<ValidCredential, "expiresAt"> {
@@ -41,8 +45,8 @@ export interface SessionStore {
   current(kind: "session" | "token", id: string): Promise<{ expiresAt: number; role: Role } | null>;
 }
 
-function credentialOf({ kind, id, userId, role, expiresAt }: CacheEntry): ValidCredential {
-  return { kind, id, userId, role, expiresAt: new Date(expiresAt) };
+function credentialOf({ expiresAt, written: _written, ...entry }: CacheEntry): ValidCredential {
+  return { ...entry, expiresAt: new Date(expiresAt) };
 }
 
 /**
@@ -128,7 +132,15 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
         const row = await db
           .selectFrom("apiTokens")
           .innerJoin("users", "users.id", "apiTokens.userId")
-          .select(["apiTokens.id", "apiTokens.userId", "apiTokens.expiresAt", "apiTokens.lastUsedAt", "users.role"])
+          .select([
+            "apiTokens.id",
+            "apiTokens.userId",
+            "apiTokens.expiresAt",
+            "apiTokens.lastUsedAt",
+            "apiTokens.scopes",
+            "apiTokens.modpackIds",
+            "users.role",
+          ])
           .where("apiTokens.tokenHash", "=", hash)
           .executeTakeFirst();
         if (!row?.expiresAt) {
@@ -142,6 +154,8 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
           role: row.role,
           expiresAt: row.expiresAt.getTime(),
           written: row.lastUsedAt?.getTime() ?? 0,
+          scopes: row.scopes,
+          ...(row.modpackIds ? { modpackIds: row.modpackIds } : {}),
         };
         cache.set(hash, entry);
       }

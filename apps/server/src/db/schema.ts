@@ -4,6 +4,7 @@ import type {
   JobStatus,
   NotificationType,
   Role,
+  TokenScope,
   WebhookEventType,
   WebhookFormat,
 } from "@modpack/contract";
@@ -51,6 +52,10 @@ export interface ApiTokensTable {
   expiresAt: NullableTimestamp;
   lastUsedAt: NullableTimestamp;
   createdAt: CreatedAt;
+  /** What the token may do: `read`, and `write` unless it is read-only. */
+  scopes: Generated<TokenScope[]>;
+  /** The modpacks the token is limited to; null: no limit. */
+  modpackIds: string[] | null;
 }
 
 export interface ModpacksTable {

@@ -1,10 +1,12 @@
 import {
   type Caller,
+  callerHasScope,
   errorBodySchema,
   noPermission,
   noPermissionBodySchema,
   type Permission,
   roleHasPermission,
+  type TokenScope,
   unauthorized,
   unauthorizedBodySchema,
 } from "@modpack/contract";
@@ -68,11 +70,14 @@ export interface RouteResponse {
 
 type Access = Permission | "public";
 
-/** What a route's handler gets: the request, its reply, the caller (none on public routes) and the parsed input. */
+/**
+ * What a route's handler gets: the request, its reply, the caller (on a public route, the one its
+ * credentials name when it reads them, else null) and the parsed input.
+ */
 export interface RouteContext<Params, Query, RouteAccess extends Access> {
   request: FastifyRequest;
   reply: FastifyReply;
-  caller: RouteAccess extends "public" ? null : Caller;
+  caller: RouteAccess extends "public" ? Caller | null : Caller;
   params: Params;
   query: Query;
 }
@@ -95,8 +100,23 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
   permission: RouteAccess;
   /** A public route that reads a session itself when one is sent: documented with optional credentials. */
   optionalSession?: boolean;
+  /**
+   * The API token scope a caller's credentials need, checked with the permission: `read` for what
+   * changes nothing, `write` for the rest. Defaults to `read` for GET and `write` otherwise.
+   */
+  scope?: TokenScope;
+  /** It acts on the caller's whole account: a token limited to modpacks is refused (403). */
+  wholeAccount?: boolean;
+  /**
+   * A public route whose answer depends on who calls when credentials are sent (a public modpack to
+   * anyone, a private one to its readers): the pipeline resolves the caller, null without valid
+   * credentials, and documents them as optional.
+   */
+  optionalCaller?: boolean;
   params?: Params;
   query?: Query;
+  /** The request body a route reads itself (its own content type parser), for the document. */
+  requestBody?: { description: string; content: Record<string, { schema: z.ZodType; example?: unknown }> };
   /** The success and redirect responses, by status. */
   responses: Record<number, RouteResponse>;
   /**
@@ -137,13 +157,28 @@ function errorSchema(status: number, permission: boolean, declared: boolean): z.
   return errorBodySchema;
 }
 
+/** The token scope of a route: its own, else `read` for GET and `write` for the rest. */
+function scopeOf(definition: { method: Method; scope?: TokenScope | undefined }): TokenScope {
+  return definition.scope ?? (definition.method === "GET" ? "read" : "write");
+}
+
+/** What API tokens may call a route, in words. */
+function tokenRules(scope: TokenScope, wholeAccount: boolean): string[] {
+  return [
+    scope === "read" ? "A read-only API token may call it." : "An API token needs the `write` scope.",
+    ...(wholeAccount ? ["A token limited to modpacks may not."] : []),
+  ];
+}
+
 function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>): ZodOpenApiOperationObject {
   const { permission } = definition;
   const needsPermission = permission !== "public";
+  const takesCaller = needsPermission || definition.optionalCaller === true;
+  const scope = scopeOf(definition);
   const descriptions: Record<number, string> = needsPermission
     ? {
         401: "No valid session cookie or Bearer token.",
-        403: `The caller's role lacks \`${permission}\`.`,
+        403: `The caller's role lacks \`${permission}\`${scope === "write" ? ", or the API token is read-only" : ""}.`,
         ...definition.errors,
       }
     : { ...definition.errors };
@@ -160,12 +195,22 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
     tags: definition.tags,
     operationId: definition.operationId,
     summary: definition.summary,
-    description: needsPermission
-      ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
-      : definition.description,
+    description: [
+      needsPermission
+        ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
+        : definition.description,
+      ...(takesCaller ? tokenRules(scope, definition.wholeAccount === true) : []),
+    ].join(" "),
     ...(needsPermission ? { "x-permission": permission } : {}),
-    security: needsPermission ? signedIn : definition.optionalSession ? [...signedIn, {}] : [],
+    ...(takesCaller ? { "x-token-scope": scope } : {}),
+    ...(definition.wholeAccount ? { "x-whole-account": true } : {}),
+    security: needsPermission
+      ? signedIn
+      : definition.optionalSession || definition.optionalCaller
+        ? [...signedIn, {}]
+        : [],
     ...(Object.keys(requestParams).length > 0 ? { requestParams } : {}),
+    ...(definition.requestBody ? { requestBody: { required: true, ...definition.requestBody } } : {}),
     responses,
   };
 }
@@ -182,6 +227,7 @@ export function defineRoute<
   Query extends AnyObject = AnyObject,
 >(definition: RouteDefinition<Params, Query, RouteAccess>): Route {
   const { permission } = definition;
+  const scope = scopeOf(definition);
   return {
     method: definition.method,
     path: definition.path,
@@ -195,7 +241,11 @@ export function defineRoute<
         caller = await authenticate(request, reply);
         if (!caller) return sendError(reply, unauthorized());
         if (!roleHasPermission(caller.role, permission)) return sendError(reply, noPermission());
+      } else if (definition.optionalCaller) {
+        caller = await authenticate(request, reply);
       }
+      if (caller && !callerHasScope(caller, scope)) return sendError(reply, noPermission());
+      if (caller?.modpackIds && definition.wholeAccount) return sendError(reply, noPermission());
       const params = (definition.params ?? z.object({})).safeParse(request.params ?? {});
       if (!params.success) return sendError(reply, invalidInput(params.error));
       const query = (definition.query ?? z.object({})).safeParse(request.query ?? {});

@@ -93,6 +93,13 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
     allowedHeaders: ["Content-Type", "Authorization"],
     exposedHeaders: [
       "Content-Disposition",
+      "ETag",
+      "Modpack-Check-Errors",
+      "Mods-Added",
+      "Mods-Removed",
+      "Workshop-Items-Added",
+      "Workshop-Items-Removed",
+      "Map-Changed",
       "X-Request-Id",
       "Retry-After",
       "X-RateLimit-Limit",

@@ -23,6 +23,7 @@ export function notificationStreamRoutes(deps: {
     description:
       "Server-Sent Events: each notification created for you from now on arrives as an event named `notification` whose `data` is the Notification JSON, within moments of the change that caused it, from whichever server instance made it. A comment line is sent every 15 s. Browsers can use `new EventSource(url, { withCredentials: true })`; TypeScript clients get the same through the typed client's `onNotification`.",
     permission: "notification.read",
+    wholeAccount: true,
     config: { longLived: true },
     responses: {
       200: {

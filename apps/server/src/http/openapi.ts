@@ -176,13 +176,16 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
   for (const { meta } of operations()) {
     if (meta.openapi) procedures.set(`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta);
   }
+  const rows: string[] = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
       const meta = procedures.get(`${method} ${path}`);
       if (meta) describeProcedure(operation, meta);
       addExamples(operation, schemas);
+      rows.push(permissionRow(method, path, operation));
     }
   }
+  document.info.description = `${document.info.description ?? ""}\n\n${permissionTable(rows)}`;
   return document;
 }
 
@@ -250,6 +253,26 @@ function webhookEntries(): NonNullable<OpenAPIObject["webhooks"]> {
   );
 }
 
+/** One operation's line of the permission table. */
+function permissionRow(method: string, path: string, operation: Operation): string {
+  const permission = operation["x-permission"];
+  const scope = operation["x-token-scope"];
+  const token = scope === undefined ? "yes (no credentials needed)" : scope === "read" ? "yes" : "no";
+  const limited = operation["x-whole-account"] ? "no" : "yes";
+  return `| \`${method.toUpperCase()} ${path}\` | ${permission ? `\`${permission}\`` : "none"} | ${token} | ${limited} |`;
+}
+
+/** Which role permission each operation needs, and which a read-only API token may call. */
+function permissionTable(rows: string[]): string {
+  return [
+    '**Permissions.** Each operation\'s role permission (`x-permission`) and API token scope (`x-token-scope`): a read-only token (`scopes: ["read"]`) may call the operations marked yes and gets 403 `Do not have permission` from the rest. A token limited to modpacks (`modpackIds`) may call what is marked yes, reaching those modpacks only (any other answers as it would to a stranger), and is refused the operations over the whole account (`x-whole-account`: tokens, notifications, `/admin`).',
+    "",
+    "| Operation | Role permission | Read-only token | Token limited to modpacks |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+  ].join("\n");
+}
+
 /** A procedure's public access, its real success status and its error responses with the service's bodies. */
 function describeProcedure(operation: Operation, meta: Meta): void {
   const { responses } = operation;
@@ -271,6 +294,12 @@ function describeProcedure(operation: Operation, meta: Meta): void {
     statuses.add(403);
     operation["x-permission"] = meta.permission;
   }
+  if (!isPublic && meta.scope) {
+    // A read-only token is refused a write with the role permission's 403.
+    if (meta.scope === "write") statuses.add(403);
+    operation["x-token-scope"] = meta.scope;
+  }
+  if (meta.wholeAccount) operation["x-whole-account"] = true;
   if (operation.parameters?.length || operation.requestBody) statuses.add(400);
   statuses.add(500);
   for (const key of Object.keys(responses)) if (Number(key) >= 400) delete responses[key];
@@ -279,7 +308,7 @@ function describeProcedure(operation: Operation, meta: Meta): void {
     const schema =
       status === 401
         ? { $ref: "#/components/schemas/Unauthorized" }
-        : status === 403 && meta.permission
+        : status === 403 && (meta.permission || (!isPublic && meta.scope === "write"))
           ? { oneOf: [{ $ref: "#/components/schemas/NoPermission" }, { $ref: "#/components/schemas/Error" }] }
           : { $ref: "#/components/schemas/Error" };
     responses[status] = {

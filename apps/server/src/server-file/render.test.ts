@@ -491,6 +491,23 @@ describe("renderServerFile header", () => {
     expect(text.startsWith("# ")).toBe(true);
   });
 
+  it.each(VERSIONS)("%s without a generation time: no Generated line, the same bytes every time", (version) => {
+    const { generatedAt: _time, ...timeless } = input({ version, mods: [mod("a", "100", ["ModA"], ["AMap"])] });
+    const first = renderServerFileWithReport(timeless);
+    expect(first.content).not.toContain("# Generated:");
+    expect(first.header).toEqual([
+      "# Modpack Collection Service",
+      "# Modpack: My Pack (pack-1)",
+      `# Game version: ${version}`,
+    ]);
+    expect(first.lines).toEqual({
+      mods: [ids(version, "ModA")],
+      workshopItems: ["100"],
+      map: ["AMap", "Muldraugh, KY"],
+    });
+    expect(renderServerFileWithReport(timeless).content).toBe(first.content);
+  });
+
   it.each(VERSIONS)("%s hostile names cannot inject lines", (version) => {
     const text = renderServerFile(
       input({

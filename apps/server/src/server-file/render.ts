@@ -19,7 +19,11 @@ export interface RenderMod {
 export interface RenderInput {
   modpack: { id: string; name: string };
   version: GameVersion;
-  generatedAt: Date;
+  /**
+   * When the file was generated, written in the header. Left out for a file that must be the same
+   * bytes whenever the modpack is the same (the current file a start script fetches).
+   */
+  generatedAt?: Date | undefined;
   /** Mods in the configured load order. */
   mods: RenderMod[];
   /** Mod id -> selected in-game ids. An absent key means all of the mod's ids for the version are selected. */
@@ -28,6 +32,14 @@ export interface RenderInput {
   serviceName?: string;
   /** Extra `#` lines after the generation time, one per entry (blank ones are skipped). */
   comments?: string[];
+}
+
+/** The values of the three mod lines, as the file writes them (42x ids with their `\`). */
+export interface ServerFileLines {
+  mods: string[];
+  workshopItems: string[];
+  /** The mods' map folders, then `Muldraugh, KY` last. */
+  map: string[];
 }
 
 /** A value the renderer refused to write. */
@@ -41,7 +53,8 @@ export interface RenderRejection {
 }
 
 const DEFAULT_SERVICE_NAME = "Modpack Collection Service";
-const BASE_MAP = "Muldraugh, KY";
+/** The base game's map, always last on `Map=`. */
+export const BASE_MAP = "Muldraugh, KY";
 const SLUG_MAX_LENGTH = 60;
 const SLUG_FALLBACK = "modpack";
 
@@ -57,7 +70,13 @@ const EDGE_DASHES = /^-+|-+$/g;
  * line-breaking characters by the same rule. So nothing taken from the workshop or a user can add a
  * line to the file.
  */
-export function renderServerFileWithReport(input: RenderInput): { content: string; rejected: RenderRejection[] } {
+export function renderServerFileWithReport(input: RenderInput): {
+  content: string;
+  /** The `#` header lines, in order. */
+  header: string[];
+  lines: ServerFileLines;
+  rejected: RenderRejection[];
+} {
   // Sets keep the first occurrence of a value, in insertion order.
   const modIds = new Set<string>();
   const workshopIds = new Set<string>();
@@ -88,17 +107,25 @@ export function renderServerFileWithReport(input: RenderInput): { content: strin
   const serviceName = commentText(input.serviceName ?? DEFAULT_SERVICE_NAME) || DEFAULT_SERVICE_NAME;
   const comments = (input.comments ?? []).map(commentText).filter((comment) => comment !== "");
 
-  const lines = [
+  const header = [
     `# ${serviceName}`,
     `# Modpack: ${commentText(input.modpack.name)} (${commentText(input.modpack.id)})`,
     `# Game version: ${input.version}`,
-    `# Generated: ${input.generatedAt.toISOString()}`,
+    ...(input.generatedAt ? [`# Generated: ${input.generatedAt.toISOString()}`] : []),
     ...comments.map((comment) => `# ${comment}`),
-    `Mods=${[...modIds].map((id) => `${prefix}${id}`).join(";")}`,
-    `WorkshopItems=${[...workshopIds].join(";")}`,
-    `Map=${[...mapFolders].join(";")}`,
   ];
-  return { content: `${lines.join("\n")}\n`, rejected };
+  const lines: ServerFileLines = {
+    mods: [...modIds].map((id) => `${prefix}${id}`),
+    workshopItems: [...workshopIds],
+    map: [...mapFolders],
+  };
+  const content = [
+    ...header,
+    `Mods=${lines.mods.join(";")}`,
+    `WorkshopItems=${lines.workshopItems.join(";")}`,
+    `Map=${lines.map.join(";")}`,
+  ];
+  return { content: `${content.join("\n")}\n`, header, lines, rejected };
 }
 
 /** The server file's text; `renderServerFileWithReport` also says which values were refused. */

@@ -1,5 +1,6 @@
-import { conflict, notFound, type Services } from "@modpack/contract";
+import { conflict, notFound, type Services, unprocessable } from "@modpack/contract";
 import type { Db } from "../db/database.js";
+import { readableBy } from "./modpacks.js";
 import { listPage } from "./paging.js";
 import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 
@@ -24,6 +25,20 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
 
   return {
     async create(caller, input) {
+      const modpackIds = input.modpackIds ?? null;
+      if (modpackIds) {
+        // A token limited to modpacks reaches only what its creator may read (archived ones included
+        // for their owner, who may restore them).
+        const readable = await db
+          .selectFrom("modpacks")
+          .select("id")
+          .where("id", "in", modpackIds)
+          .where(readableBy(caller, { includeArchived: true }))
+          .execute();
+        const found = new Set(readable.map((row) => row.id));
+        const unreadable = modpackIds.find((id) => !found.has(id));
+        if (unreadable) throw unprocessable(`Modpack ${unreadable} is not one you may read`);
+      }
       const { token, tokenHash } = issue();
       const expiresAt = new Date(now() + input.expiresInDays * DAY_MS);
       // The user's row is locked while counting, so concurrent creations cannot pass the bound together.
@@ -42,7 +57,7 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         }
         return trx
           .insertInto("apiTokens")
-          .values({ userId: caller.userId, name: input.name, tokenHash, expiresAt })
+          .values({ userId: caller.userId, name: input.name, tokenHash, expiresAt, scopes: input.scopes, modpackIds })
           .returning(["id", "createdAt"])
           .executeTakeFirstOrThrow();
       });
@@ -53,6 +68,8 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         createdAt: row.createdAt.toISOString(),
         expiresAt: expiresAt.toISOString(),
         lastUsedAt: null,
+        scopes: input.scopes,
+        modpackIds,
       };
     },
 
@@ -68,13 +85,15 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         // At most a few dozen a user: counted in the page's own statement.
         count: "withPage",
         cursors: false,
-        columns: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt"]),
+        columns: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt", "scopes", "modpackIds"]),
         toItem: (row) => ({
           id: row.id,
           name: row.name,
           createdAt: row.createdAt.toISOString(),
           expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
           lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+          scopes: row.scopes,
+          modpackIds: row.modpackIds,
         }),
       });
     },

@@ -170,7 +170,10 @@ async function loadVisibleExport(deps: DownloadDependencies, caller: Caller, exp
     .where("id", "=", exportId)
     .executeTakeFirst();
   if (!row) throw notFound("Export not found");
-  if (row.requestedBy !== caller.userId) await deps.modpacks.authorize(caller, row.modpackId, "read");
+  // A token limited to modpacks sees its user's exports of those modpacks only.
+  if (row.requestedBy !== caller.userId || caller.modpackIds) {
+    await deps.modpacks.authorize(caller, row.modpackId, "read");
+  }
   return row;
 }
 

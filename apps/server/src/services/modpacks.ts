@@ -98,7 +98,7 @@ export async function changeModpack(db: Db, id: string, changes: ModpackUpdate =
  * refusal into 404 when the modpack is archived, 403 when it is active.
  */
 export function readableBy(
-  caller: Pick<Caller, "userId"> | null,
+  caller: Pick<Caller, "userId" | "modpackIds"> | null,
   options: { includeArchived?: boolean | undefined } = {},
 ) {
   return (eb: ExpressionBuilder<Database, "modpacks">) => {
@@ -114,8 +114,12 @@ export function readableBy(
         .where("modpackMembers.userId", "=", caller.userId)
         .where("modpackMembers.isActive", "=", true),
     );
-    if (options.includeArchived) return eb.or([isOwner, eb.and([isActive, eb.or([isPublic, isMember])])]);
-    return eb.and([isActive, eb.or([isPublic, isOwner, isMember])]);
+    const rule = options.includeArchived
+      ? eb.or([isOwner, eb.and([isActive, eb.or([isPublic, isMember])])])
+      : eb.and([isActive, eb.or([isPublic, isOwner, isMember])]);
+    if (!caller.modpackIds) return rule;
+    // A token limited to modpacks reads those as its user would, and any other as a stranger.
+    return eb.or([eb.and([isActive, isPublic]), eb.and([eb("modpacks.id", "in", caller.modpackIds), rule])]);
   };
 }
 
@@ -181,11 +185,12 @@ const NO_USER = "00000000-0000-0000-0000-000000000000";
  */
 export async function authorizeModpack(
   db: Db,
-  caller: Pick<Caller, "userId"> | null,
+  caller: Pick<Caller, "userId" | "modpackIds"> | null,
   id: string,
   need: ModpackNeed,
 ): Promise<ModpackAccess> {
-  const userId = caller?.userId ?? NO_USER;
+  // A token limited to other modpacks meets this one as a stranger would.
+  const userId = caller && (!caller.modpackIds || caller.modpackIds.includes(id)) ? caller.userId : NO_USER;
   // The modpack, the caller's active membership, and the read rule for the caller and for anyone.
   const row = await db
     .selectFrom("modpacks")
@@ -202,7 +207,7 @@ export async function authorizeModpack(
     .where("modpacks.id", "=", id)
     .executeTakeFirst();
   if (!row) throw notFound("Modpack not found");
-  const isOwner = caller !== null && row.ownerId === caller.userId;
+  const isOwner = row.ownerId === userId;
   if (need === "public") {
     // `public` asks whether anyone may read it.
     if (!row.readableByAnyone) throw notFound("Modpack not found");
@@ -261,9 +266,11 @@ export function modpacksService(db: Db): Services["modpacks"] {
         .selectAll("modpacks")
         .where("modpacks.ownerId", "<>", userId);
       // The union has exactly the table's columns, under the table's name.
-      const mine = (db.selectFrom(owned.unionAll(shared).as("modpacks")) as unknown as Modpacks).where(
+      let mine = (db.selectFrom(owned.unionAll(shared).as("modpacks")) as unknown as Modpacks).where(
         readableBy(caller, { includeArchived: input.includeArchived }),
       );
+      // A token limited to modpacks lists only those.
+      if (caller.modpackIds) mine = mine.where("modpacks.id", "in", caller.modpackIds);
       return listModpacks(db, "modpacks.mine", mine, input, "withPage");
     },
 

@@ -152,23 +152,31 @@ async function estimatedCount(db: Db, rows: AnySelect): Promise<number> {
   return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate));
 }
 
-/**
- * The number of rows a query matches, cheaply: exact up to EXACT_COUNT_LIMIT (a count that stops
- * there), above it the planner's estimate of the query's rows (at least the limit + 1).
- */
-async function boundedCount(db: Db, rows: AnySelect): Promise<{ total: number; exact: boolean }> {
-  const [bounded] = await db
+/** Counts the rows of `rows` up to one past EXACT_COUNT_LIMIT: a count that stops there. */
+function countUpToLimit(db: Db, rows: AnySelect) {
+  return db
     .selectFrom(
       rows
         .select(sql.lit(1).as("one"))
         .limit(EXACT_COUNT_LIMIT + 1)
         .as("matching"),
     )
-    .select(sql<number>`count(*)::int`.as("count"))
-    .execute();
-  const count = Number(bounded?.count ?? 0);
-  if (count <= EXACT_COUNT_LIMIT) return { total: count, exact: true };
+    .select(sql<number>`count(*)::int`.as("count"));
+}
+
+/**
+ * The total of a bounded list from the count that stopped at EXACT_COUNT_LIMIT + 1: that count,
+ * exact, when it stopped short of the limit; above it the planner's estimate of the query's rows.
+ */
+async function boundedTotal(db: Db, rows: AnySelect, counted: number): Promise<{ total: number; exact: boolean }> {
+  if (counted <= EXACT_COUNT_LIMIT) return { total: counted, exact: true };
   return { total: await estimatedCount(db, rows), exact: false };
+}
+
+/** The number of rows a query matches, cheaply (see `boundedTotal`), in statements of its own. */
+async function boundedCount(db: Db, rows: AnySelect): Promise<{ total: number; exact: boolean }> {
+  const [bounded] = await countUpToLimit(db, rows).execute();
+  return boundedTotal(db, rows, Number(bounded?.count ?? 0));
 }
 
 /**
@@ -253,6 +261,7 @@ interface PageKeys {
   sortValue: string;
   cursorId: string;
   fullCount?: number | string;
+  boundedCount?: number;
 }
 
 /**
@@ -321,11 +330,21 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       : cut;
     return pageRows.execute() as Promise<(Row & PageKeys)[]>;
   };
-  /** The page as the planner finds it best: along the sort order, or all matches sorted. */
-  const readPage = (withCount: boolean) =>
+  /**
+   * The page as the planner finds it best: along the sort order, or all matches sorted. `count`
+   * adds the total's count to each row: `window`, a count of the rows read; `bounded`, the count
+   * that stops past EXACT_COUNT_LIMIT, run once (a subquery of no row's values) in the page's
+   * statement, so a page and its count are one round trip.
+   */
+  const readPage = (count?: "window" | "bounded") =>
     completed(
       keyed(position ? (spec.rows.where(after(column, id)) as Q) : spec.rows)
-        .$if(withCount, (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+        .$if(count === "window", (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+        .$if(count === "bounded", (query) =>
+          query.select((eb) =>
+            eb.selectFrom(countUpToLimit(db, spec.rows).as("counted")).select("counted.count").as("boundedCount"),
+          ),
+        )
         .select(sql.ref(column).as("pageSort"))
         .orderBy(sql.ref(column), order)
         .orderBy(sql.ref(id), order)
@@ -338,33 +357,40 @@ export async function listPage<Q extends AnySelect, Row, Item>(
 
   if (spec.count === "withPage") {
     // A window count over rows after a position would count only those: past a cursor it counts apart.
-    const found = await readPage(!position);
+    const found = await readPage(position ? undefined : "window");
     const first = found[0];
     const total = first && !position ? Number(first.fullCount) : (totalOfPage(found) ?? (await countExactly()));
     return answer(found, total, true);
   }
 
   if (spec.count === "bounded" && spec.smallSet) {
-    // The matches up to one past the exact-count limit, in the order their indexes give them,
-    // counted by a window over them; the page is cut after the count, at the position.
+    // The matches up to one past the exact-count limit, in the order their indexes give them, as
+    // sort values and ids only, counted by a window over them; the page is cut after the count, at
+    // the position, and only then are its own rows read, by id: a match set of a third of a large
+    // catalogue never sorts a thousand whole rows.
     const matched = db
       .selectFrom(
-        keyed(spec.rows)
-          .select(sql.ref(column).as("pageSort"))
+        spec.rows
+          .select([sql.ref(column).as("pageSort"), sql.ref(id).as("cursorId")])
           .limit(EXACT_COUNT_LIMIT + 1)
           .as("matched"),
       )
       .selectAll("matched")
       .select(sql<number>`count(*) over ()`.as("fullCount"));
+    const cut = db
+      .selectFrom(matched.as("cut"))
+      .selectAll("cut")
+      .$if(position !== undefined, (query) => query.where(after("cut.pageSort", "cut.cursorId")))
+      .orderBy(sql.ref("cut.pageSort"), order)
+      .orderBy(sql.ref("cut.cursorId"), order)
+      .limit(limit + 1)
+      .offset(offset);
+    const pageRows = spec.rows.innerJoin(cut.as("cut"), (join) => join.onRef("cut.cursorId", "=", id)) as Q;
     const found = await completed(
-      db
-        .selectFrom(matched.as("page"))
-        .selectAll("page")
-        .$if(position !== undefined, (query) => query.where(after("page.pageSort", "page.cursorId")))
-        .orderBy(sql.ref("page.pageSort"), order)
-        .orderBy(sql.ref("page.cursorId"), order)
-        .limit(limit + 1)
-        .offset(offset),
+      keyed(pageRows)
+        .select([sql.ref("cut.pageSort").as("pageSort"), sql.ref("cut.fullCount").as("fullCount")])
+        .orderBy(sql.ref("cut.pageSort"), order)
+        .orderBy(sql.ref("cut.cursorId"), order),
     );
     const first = found[0];
     if (first && Number(first.fullCount) <= EXACT_COUNT_LIMIT) return answer(found, Number(first.fullCount), true);
@@ -375,19 +401,25 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       if (counted.exact) return answer([], counted.total, true);
     }
     const [large, total] = await Promise.all([
-      spec.sortWalk ? readWalk(spec.sortWalk) : readPage(false),
+      spec.sortWalk ? readWalk(spec.sortWalk) : readPage(),
       estimatedCount(db, spec.rows),
     ]);
     return answer(large, total, false);
   }
 
-  const found = await readPage(false);
-  const known = totalOfPage(found);
-  if (known !== undefined) return answer(found, known, true);
   if (spec.count === "bounded") {
-    const { total, exact } = await boundedCount(db, spec.rows);
+    const found = await readPage("bounded");
+    const known = totalOfPage(found);
+    if (known !== undefined) return answer(found, known, true);
+    // A page past the end has no row to carry the count.
+    const counted = found[0]?.boundedCount;
+    const { total, exact } =
+      counted === undefined ? await boundedCount(db, spec.rows) : await boundedTotal(db, spec.rows, Number(counted));
     return answer(found, total, exact);
   }
+  const found = await readPage();
+  const known = totalOfPage(found);
+  if (known !== undefined) return answer(found, known, true);
   return answer(found, await countExactly(), true);
 
   /**

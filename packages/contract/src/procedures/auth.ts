@@ -43,11 +43,12 @@ export const authRouter = router({
         tags: ["Sign-in"],
         summary: "Create an API token",
         description:
-          "Creates a personal API token for scripts and servers. The secret is in this response only; the service keeps just its SHA-256. Tokens expire after `expiresInDays` (default 90). A user holds at most `API_TOKENS_PER_USER` (default 50) unexpired tokens: one more answers 409 until one is revoked or expires.",
+          'Creates a personal API token for scripts and servers. The secret is in this response only; the service keeps just its SHA-256. Tokens expire after `expiresInDays` (default 90). A user holds at most `API_TOKENS_PER_USER` (default 50) unexpired tokens: one more answers 409 until one is revoked or expires.\n\n`scopes: ["read"]` makes a read-only token: it may call every operation that changes nothing (reads, `GET /modpacks/{id}/server-file` and its patch, the notification stream) and gets 403 `Do not have permission` from the rest. `modpackIds` limits it to those modpacks (each must be one you may read, else 422). A start script\'s token is both: `{ "name": "server start", "scopes": ["read"], "modpackIds": ["<id>"] }`.',
         operationId: "createToken",
+        wholeAccount: true,
         success: "The new token, with its secret (shown only here).",
         successStatus: 201,
-        errors: [409],
+        errors: [409, 422],
       }),
     )
     .input(createTokenInput)
@@ -63,6 +64,8 @@ export const authRouter = router({
         description:
           "Lists the caller's unexpired API tokens, newest first, a page at a time (`page`, `limit`). Secrets are never returned.",
         operationId: "listTokens",
+        wholeAccount: true,
+        scope: "write",
         success: "Your API tokens, without their secrets.",
       }),
     )
@@ -79,6 +82,7 @@ export const authRouter = router({
         description:
           "Revokes one of the caller's API tokens at once, on every server instance. Another user's token id answers 404.",
         operationId: "revokeToken",
+        wholeAccount: true,
         success: "Revoked; the token no longer authenticates.",
         successStatus: 204,
         errors: [404],

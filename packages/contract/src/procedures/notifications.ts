@@ -31,6 +31,7 @@ export const notificationsRouter = router({
         description:
           "Your notifications, read and unread, newest first: at most `limit` (default 50, max 100); `unreadOnly=true` keeps the unread ones.",
         operationId: "listNotifications",
+        wholeAccount: true,
         success: "Your newest notifications, and how many are unread.",
         permission: "notification.read",
       }),
@@ -47,6 +48,7 @@ export const notificationsRouter = router({
         summary: "Mark all your notifications read",
         description: "Marks every unread notification of yours read and answers how many changed.",
         operationId: "markAllNotificationsRead",
+        wholeAccount: true,
         success: "How many notifications were marked read.",
         permission: "notification.update",
       }),
@@ -55,7 +57,7 @@ export const notificationsRouter = router({
     .output(readAllResultSchema)
     .mutation(({ ctx }) => service(ctx).markAllRead(ctx.caller)),
   stream: protectedProcedure
-    .meta({ permission: "notification.read" })
+    .meta({ permission: "notification.read", wholeAccount: true })
     .input(z.void())
     .subscription(async function* ({ ctx, signal }) {
       yield* service(ctx).stream(ctx.caller, signal ?? new AbortController().signal);
@@ -70,6 +72,7 @@ export const notificationsRouter = router({
         description:
           "Marks one of your notifications read and answers it with `isRead` true and `updatedAt` set to now. Only the recipient may do this (403 `Access denied`); an unknown id is 404.",
         operationId: "markNotificationRead",
+        wholeAccount: true,
         success: "The notification, marked read.",
         permission: "notification.update",
         errors: [403, 404],

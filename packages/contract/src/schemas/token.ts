@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tokenScopes } from "../permissions.js";
 import { exampleId, exampleTime, timestamp, uuid } from "./common.js";
 import { limitParam, paged, pageParam } from "./pagination.js";
 
@@ -12,6 +13,26 @@ export const createTokenInput = z
       .max(365)
       .default(90)
       .meta({ description: "Lifetime in days (1-365); 90 when omitted" }),
+    scopes: z
+      .array(z.enum(tokenScopes))
+      .refine((scopes) => scopes.includes("read") && new Set(scopes).size === scopes.length, {
+        message: 'Must be ["read"] or ["read", "write"]',
+      })
+      .default(["read", "write"])
+      .meta({
+        description:
+          '`["read"]`: a read-only token, refused (403 `Do not have permission`) by every operation that changes something; `["read", "write"]` (default): everything the user may do',
+      }),
+    modpackIds: z
+      .array(uuid)
+      .min(1)
+      .max(100)
+      .refine((ids) => new Set(ids).size === ids.length, { message: "Modpack ids must not repeat" })
+      .optional()
+      .meta({
+        description:
+          "Limits the token to these modpacks (1-100, each one you may read; 422 otherwise): any other modpack answers as it would to a stranger, and `GET /modpacks/my` lists only these. Public lists and the catalogue stay readable. Omitted: no limit.",
+      }),
   })
   .meta({ id: "CreateTokenInput" });
 
@@ -21,6 +42,8 @@ const tokenExample = {
   createdAt: exampleTime,
   expiresAt: "2027-02-19T12:00:00.000Z",
   lastUsedAt: null,
+  scopes: ["read"],
+  modpackIds: ["0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8e"],
 };
 
 export const apiTokenSchema = z
@@ -30,6 +53,10 @@ export const apiTokenSchema = z
     createdAt: timestamp,
     expiresAt: timestamp,
     lastUsedAt: timestamp.nullable(),
+    scopes: z
+      .array(z.enum(tokenScopes))
+      .meta({ description: "What the token may do: `read`, and `write` unless read-only" }),
+    modpackIds: z.array(uuid).nullable().meta({ description: "The modpacks the token is limited to; null: no limit" }),
   })
   .meta({ id: "ApiToken", example: tokenExample });
 

@@ -1,0 +1,240 @@
+import { hash } from "node:crypto";
+import {
+  type Caller,
+  type CurrentServerFile,
+  currentServerFileQuery,
+  currentServerFileSchema,
+  type GameVersion,
+  patchServerFileQuery,
+  type ServerFileFormat,
+  type ServerFilePatch,
+  serverFilePatchSchema,
+  uuid,
+} from "@modpack/contract";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { z } from "zod";
+import { httpError, sendError } from "../edge/errors.js";
+import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
+import { ENV_VARIABLES, renderEnvFile } from "../server-file/formats.js";
+import type { CurrentServerFile as RenderedFile } from "../services/server-files.js";
+import { setCacheHeaders } from "./caching.js";
+
+export interface ServerFileRouteDependencies {
+  /** The modpack's current server file, for a caller who may read it; throws the contract's typed errors. */
+  current(caller: Caller | null, modpackId: string, version: GameVersion): Promise<RenderedFile>;
+  /** The owner's file with the modpack's current lines written into it; stores nothing. */
+  patch(
+    caller: Caller | null,
+    modpackId: string,
+    version: GameVersion,
+    text: string,
+  ): Promise<ServerFilePatch & { errors: number }>;
+}
+
+/** An uploaded `servertest.ini`, decoded. */
+interface UploadedText {
+  text: string;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads the bodies of this module's routes as strict UTF-8 `text/plain` (a leading byte order mark
+ * kept): invalid bytes are a 400. The app's body limit answers 413 past 1 MiB, and its NUL check
+ * a 400 for a NUL in the text.
+ */
+function readTextBodies(app: FastifyInstance): void {
+  // Only the file itself: a JSON body here is a 415, not a value to guess at.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("text/plain", { parseAs: "buffer" }, (_request, body: Buffer, done) => {
+    try {
+      const uploaded: UploadedText = { text: utf8.decode(body) };
+      done(null, uploaded);
+    } catch {
+      done(httpError(400, "The file is not valid UTF-8"), undefined);
+    }
+  });
+}
+
+const CHECK_ERRORS_HEADER = "modpack-check-errors";
+
+const MEDIA_TYPES: Record<ServerFileFormat, string> = {
+  ini: "text/plain; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  env: "text/plain; charset=utf-8",
+};
+
+/** The bytes of one form of the current file. */
+function bodyOf(file: RenderedFile, format: ServerFileFormat): string {
+  if (format === "ini") return file.ini;
+  if (format === "env") return renderEnvFile(file.header, file.lines);
+  const json: CurrentServerFile = { version: file.version, ...file.lines, findings: file.findings };
+  return JSON.stringify(json);
+}
+
+/** A strong validator of exactly these bytes. */
+function strongTag(body: string): string {
+  return `"${hash("sha256", body, "base64url")}"`;
+}
+
+/** `If-None-Match` compares weakly (RFC 9110, 13.1.2): `W/"x"` names the same bytes as `"x"`. */
+function namesTag(ifNoneMatch: string | undefined, etag: string): boolean {
+  return ifNoneMatch?.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag) ?? false;
+}
+
+const modpackParams = z.object({ id: uuid.meta({ description: "The modpack's id" }) });
+
+const checkErrorsHeader = z.object({
+  "Modpack-Check-Errors": z.string().meta({
+    description:
+      "How many errors the modpack check finds for this version (`0` when none): a script may refuse to start on more",
+    example: "0",
+  }),
+});
+
+const INI_EXAMPLE =
+  "# Modpack Collection Service\n# Modpack: My pack (0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d)\n# Game version: 42x\nMods=\\Brita;\\Brita_2\nWorkshopItems=2200148440\nMap=Muldraugh, KY\n";
+
+const count = (what: string) => z.string().meta({ description: what, example: "0" });
+const changeHeaders = {
+  "Mods-Added": count("In-game ids the patch added to `Mods=`"),
+  "Mods-Removed": count("In-game ids the patch removed from `Mods=`"),
+  "Workshop-Items-Added": count("Workshop ids the patch added to `WorkshopItems=`"),
+  "Workshop-Items-Removed": count("Workshop ids the patch removed from `WorkshopItems=`"),
+  "Map-Changed": z.enum(["true", "false"]).meta({ description: "Whether `Map=` changed (or was missing)" }),
+};
+
+const PATCH_EXAMPLE_INPUT =
+  "PVP=true\r\n# Mods=kept as a comment\r\nMods=OldMod\r\nMap=MyTown;Muldraugh, KY\r\nPublic=false\r\n";
+const PATCH_EXAMPLE_OUTPUT =
+  "PVP=true\r\n# Mods=kept as a comment\r\nMods=\\Brita;\\Brita_2\r\nMap=MyTown;Muldraugh, KY\r\nPublic=false\r\nWorkshopItems=2200148440\r\n";
+
+const ENV_NAMES = ENV_VARIABLES.map(([name]) => `\`${name}\``).join(", ");
+
+/** `GET /modpacks/{id}/server-file`: the modpack's current server file, in one request. */
+export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule {
+  const current = defineRoute({
+    method: "GET",
+    path: "/modpacks/{id}/server-file",
+    tags: ["Server files"],
+    operationId: "getCurrentServerFile",
+    summary: "Get the current server file",
+    description: [
+      "The modpack's server file as its mods, load order and selection are now, rendered at once with the asynchronous export's rule and header but without a generation time: the same modpack gives the same bytes, so a start script may fetch it on every start. (`POST` on this path is the asynchronous export.)",
+      "",
+      "- `format=ini` (default): `text/plain`, the header and the `Mods=`, `WorkshopItems=` and `Map=` lines.",
+      "- `format=json`: `{ version, mods, workshopItems, map, findings }`.",
+      `- \`format=env\`: \`KEY=value\` lines as Docker's \`--env-file\` reads them (the header as \`#\` comments, values verbatim and \`;\` separated, 42x ids keeping their \`\\\`): ${ENV_NAMES}. \`MODS\`, \`WORKSHOP_ITEMS\` and \`MAP\` are the generic names (indifferentbroccoli/projectzomboid-server-docker reads them), \`MOD_IDS\` and \`WORKSHOP_IDS\` are Danixu/project-zomboid-server-docker's, \`MOD_NAMES\`, \`MOD_WORKSHOP_IDS\` and \`MAP_NAMES\` Renegade-Master/zomboid-dedicated-server's.`,
+      "",
+      "A modpack whose check finds errors still renders: the findings are in the header and the `json` form, and `Modpack-Check-Errors` counts the errors so a script can refuse to start. The `ETag` is a strong validator of the exact bytes of that version and format; `If-None-Match` answers `304` while they are the same, so a change of the modpack's description or members never looks like a new file.",
+      "",
+      "Public for a public modpack: anyone may read it without credentials. A private one needs a session cookie or Bearer token of its owner or a member (403 `Access denied` otherwise); an archived one is 404 to everyone but its owner.",
+    ].join("\n"),
+    permission: "public",
+    optionalCaller: true,
+    params: modpackParams,
+    query: currentServerFileQuery,
+    responses: {
+      200: {
+        description: "The current file in the asked format.",
+        headers: checkErrorsHeader.extend({
+          ETag: z.string().meta({ description: "A strong validator of the answer's bytes" }),
+        }),
+        content: {
+          "text/plain": { schema: z.string(), example: INI_EXAMPLE },
+          "application/json": { schema: currentServerFileSchema },
+        },
+      },
+      304: { description: "`If-None-Match` names the current bytes: nothing changed.", headers: checkErrorsHeader },
+    },
+    errors: {
+      400: "`id` is not a UUID, or `version` or `format` is missing or unknown (the body lists the issues).",
+      403: "The modpack is private and the caller is neither its owner nor a member (`Access denied`).",
+      404: "No such modpack, or it is archived and the caller is not its owner.",
+      500: "An unexpected failure; the body never carries its cause.",
+      503: "Too many server files are being rendered or waiting on this instance, or the database cannot answer now; retry after `Retry-After` seconds.",
+    },
+    async handler({ request, reply, caller, params, query }) {
+      const file = await deps.current(caller, params.id, query.version);
+      const body = bodyOf(file, query.format);
+      const etag = strongTag(body);
+      setCacheHeaders(request, reply, { scope: "public" }, etag);
+      reply.header(CHECK_ERRORS_HEADER, String(file.errors));
+      if (namesTag(request.headers["if-none-match"], etag)) return reply.code(304).send();
+      return send(reply, MEDIA_TYPES[query.format], body);
+    },
+  });
+  const patch = defineRoute({
+    method: "POST",
+    path: "/modpacks/{id}/server-file/patch",
+    tags: ["Server files"],
+    operationId: "patchServerFile",
+    // It stores nothing: a read of the modpack, open to read-only tokens.
+    scope: "read",
+    summary: "Patch a whole servertest.ini",
+    description: [
+      "Send your server's complete `servertest.ini` as `text/plain` (UTF-8, at most 1 MiB); the answer is the same file with only `Mods=`, `WorkshopItems=` and `Map=` set to the modpack's current lines (as `GET /modpacks/{id}/server-file` renders them). The first line of each is replaced where it stands, later lines of the same key are removed (the game would read the last one), and a missing one is appended at the end. Every other byte is kept: other settings, comments, blank lines, their order, `\\r\\n` or `\\n` line endings, a leading byte order mark, a missing final newline.",
+      "",
+      "Lines are read the way the game's server reads the file: a line whose text, trimmed of surrounding whitespace, starts with `#` is a comment (so `# Mods=...` is left alone); any other line holding `=` is a setting whose key is the text before the first `=`, trimmed, compared case-sensitively (`mods=` is not `Mods=`). A leading byte order mark belongs to no key.",
+      "",
+      "`Map=` is the modpack's map folders, then your own map folders from the file's `Map=` that no mod of the catalogue lists (in their order), then `Muldraugh, KY`.",
+      "",
+      "The change counts are in the headers (`Mods-Added`, `Mods-Removed`, `Workshop-Items-Added`, `Workshop-Items-Removed`, `Map-Changed`; ids compare without 42x's `\\`), and `format=json` answers `{ content, changes }`. `Modpack-Check-Errors` counts the modpack check's errors. Nothing is stored: the uploaded file is neither kept nor logged, so this is a read of the modpack.",
+      "",
+      "Who may call: as for `GET /modpacks/{id}/server-file`, anyone for a public modpack, its owner and members for a private one (403 `Access denied` otherwise).",
+    ].join("\n"),
+    permission: "public",
+    optionalCaller: true,
+    params: modpackParams,
+    query: patchServerFileQuery,
+    requestBody: {
+      description: "The server's whole `servertest.ini`, UTF-8.",
+      content: { "text/plain": { schema: z.string(), example: PATCH_EXAMPLE_INPUT } },
+    },
+    responses: {
+      200: {
+        description: "The patched file (`format=ini`) or the file and its changes (`format=json`).",
+        headers: checkErrorsHeader.extend(changeHeaders),
+        content: {
+          "text/plain": { schema: z.string(), example: PATCH_EXAMPLE_OUTPUT },
+          "application/json": { schema: serverFilePatchSchema },
+        },
+      },
+    },
+    errors: {
+      400: "`id` is not a UUID, `version` or `format` is missing or unknown, no body was sent, or the file holds a NUL character or is not valid UTF-8.",
+      403: "The modpack is private and the caller is neither its owner nor a member (`Access denied`).",
+      404: "No such modpack, or it is archived and the caller is not its owner.",
+      413: "The file is larger than 1 MiB.",
+      415: "The body is not `text/plain`.",
+      500: "An unexpected failure; the body never carries its cause.",
+      503: "Too many server files are being rendered or waiting on this instance, or the database cannot answer now; retry after `Retry-After` seconds.",
+    },
+    async handler({ request, reply, caller, params, query }) {
+      const uploaded = request.body as UploadedText | undefined;
+      if (uploaded === undefined) {
+        return sendError(reply, httpError(400, "Send the whole servertest.ini as a text/plain body"));
+      }
+      const patched = await deps.patch(caller, params.id, query.version, uploaded.text);
+      const { changes } = patched;
+      reply
+        .header("cache-control", "no-store")
+        .header(CHECK_ERRORS_HEADER, String(patched.errors))
+        .header("mods-added", String(changes.modsAdded))
+        .header("mods-removed", String(changes.modsRemoved))
+        .header("workshop-items-added", String(changes.workshopItemsAdded))
+        .header("workshop-items-removed", String(changes.workshopItemsRemoved))
+        .header("map-changed", String(changes.mapChanged));
+      if (query.format === "json") {
+        const json: ServerFilePatch = { content: patched.content, changes };
+        return send(reply, MEDIA_TYPES.json, JSON.stringify(json));
+      }
+      return send(reply, MEDIA_TYPES.ini, patched.content);
+    },
+  });
+  return routeModule([current, patch], readTextBodies);
+}
+
+function send(reply: FastifyReply, mediaType: string, body: string) {
+  return reply.code(200).header("content-type", mediaType).send(body);
+}
