@@ -3,6 +3,8 @@
  * API stand-in (dev/steam-stand-in.ts) as its own process, seeds the database when it has no users
  * yet (before the server opens it: the embedded database serves one process), then the server in
  * watch mode with WORKSHOP_API_URL pointing at the stand-in; everything else is the production path.
+ * A webhook receiver on 127.0.0.1 (WEBHOOK_RECEIVER_PORT, default 3002) prints every delivery it gets,
+ * and the server allows such loopback targets (WEBHOOK_ALLOW_PRIVATE_TARGETS=true unless set).
  * Ctrl-C (SIGINT) or SIGTERM stops both and exits 0 once they have stopped.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -17,6 +19,7 @@ import { ConfigError, envFiles, loadConfig, readEnvFiles } from "../src/config.j
 import { DatabaseInUseError, openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { nodeFlags } from "../src/node-flags.js";
+import { type ReceivedDelivery, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 const serverRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
@@ -54,6 +57,42 @@ async function startStandIn(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url };
 }
 
+const DEFAULT_RECEIVER_PORT = 3002;
+
+/** One line per delivery: the event, its id and signature headers, and the start of its body. */
+function printDelivery(delivery: ReceivedDelivery): void {
+  const header = (name: string) => String(delivery.headers[name] ?? "-");
+  let type = "?";
+  try {
+    type = String(
+      (JSON.parse(delivery.body) as { type?: unknown }).type ?? (delivery.body.includes('"embeds"') ? "discord" : "?"),
+    );
+  } catch {
+    // Not JSON: printed as it came.
+  }
+  process.stdout.write(
+    `[webhook] ${delivery.path} ${type} webhook-id=${header("webhook-id")} webhook-timestamp=${header("webhook-timestamp")} webhook-signature=${header("webhook-signature")}\n[webhook] ${delivery.body.slice(0, 600)}\n`,
+  );
+}
+
+/** The receiver webhooks of the walkthrough post to; it answers 200 to everything. */
+async function startReceiver(): Promise<WebhookReceiver> {
+  const portText = process.env.WEBHOOK_RECEIVER_PORT ?? String(DEFAULT_RECEIVER_PORT);
+  if (!/^\d+$/.test(portText) || Number(portText) > 65_535) {
+    throw new DevError(`Invalid WEBHOOK_RECEIVER_PORT=${JSON.stringify(portText)}: use a port number`);
+  }
+  try {
+    const receiver = await startWebhookReceiver({ port: Number(portText), onDelivery: printDelivery });
+    process.stdout.write(`Webhook receiver: ${receiver.url("/hook")} (any path; prints what it receives)\n`);
+    return receiver;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    throw new DevError(
+      `Port ${portText} on 127.0.0.1 is already in use: stop that process or set WEBHOOK_RECEIVER_PORT for the webhook receiver`,
+    );
+  }
+}
+
 /** Seeds the demo data when the database has no users (a fresh database); the server is not running yet. */
 async function seedIfEmpty(): Promise<void> {
   const config = loadConfig();
@@ -84,7 +123,11 @@ function startServer(workshopApiUrl: string): ChildProcess {
   const child = spawn(process.execPath, [...args, "src/main.ts"], {
     cwd: serverRoot,
     detached: true,
-    env: { ...process.env, WORKSHOP_API_URL: workshopApiUrl },
+    env: {
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      ...process.env,
+      WORKSHOP_API_URL: workshopApiUrl,
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
   children.add(child);
@@ -92,15 +135,16 @@ function startServer(workshopApiUrl: string): ChildProcess {
 }
 
 let stopping: Promise<void> | undefined;
+let receiver: WebhookReceiver | undefined;
 
-/** Stops every child (one signal each; tsx watch passes it on to the server) and waits for them. */
+/** Stops every child (one signal each; tsx watch passes it on to the server) and waits for them, then the receiver. */
 function stopAll(): Promise<void> {
   stopping ??= Promise.all(
     [...children].map((child) => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
       return exited(child);
     }),
-  ).then(() => undefined);
+  ).then(() => receiver?.close());
   return stopping;
 }
 
@@ -122,6 +166,7 @@ const signalled = new Promise<"signal">((resolve) => {
 
 async function main(): Promise<number> {
   readEnvFiles(envFiles());
+  receiver = await startReceiver();
   const standIn = await startStandIn();
   if (!stopRequested) await seedIfEmpty();
   if (stopRequested) {

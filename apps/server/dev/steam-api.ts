@@ -325,6 +325,15 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
     const preview = request.method === "GET" ? PREVIEW_PATH.exec(url.pathname) : null;
     if (preview?.[1]) return sendPreview(response, preview[1]);
     const path = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
+    // Not Steam's: publishes a new version of an item now, so that `pnpm dev` can show what an update does.
+    const published = /^\/dev\/publish-update\/(\d+)\/$/.exec(path)?.[1];
+    if (published !== undefined && request.method === "POST") {
+      const item = items.get(published);
+      if (!item) return sendJson(response, 404, { error: `No workshop item ${published}` });
+      const timeUpdated = Math.max(Math.floor(Date.now() / 1000), item.timeUpdated + 1);
+      items.set(published, { ...item, timeUpdated });
+      return sendJson(response, 200, { workshopId: published, timeUpdated });
+    }
     if (!isEndpointPath(path)) return sendHtml(response, 404, "Not Found");
     const endpoint = ENDPOINTS[path];
     if (request.method !== endpoint.method) return sendHtml(response, 405, "Method Not Allowed");

@@ -1,10 +1,17 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, envFiles, loadConfig, readEnvFiles } from "./config.js";
+import { ConfigError, DEVELOPMENT_WEBHOOK_KEY, envFiles, loadConfig, readEnvFiles } from "./config.js";
 
-const provider = { OAUTH_PROVIDER: "github", OAUTH_CLIENT_ID: "id", OAUTH_CLIENT_SECRET: "secret" };
+/** What production needs besides PUBLIC_URL: an identity provider and a webhook key of its own. */
+const provider = {
+  OAUTH_PROVIDER: "github",
+  OAUTH_CLIENT_ID: "id",
+  OAUTH_CLIENT_SECRET: "secret",
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+};
 const https = "https://modpacks.example.com";
 
 describe("NODE_ENV", () => {
@@ -56,6 +63,38 @@ describe("PUBLIC_URL in production", () => {
 
   it("is not required outside production", () => {
     expect(loadConfig({ NODE_ENV: "development" }).publicUrl).toBe("http://localhost:3000");
+  });
+});
+
+describe("webhook settings", () => {
+  it("production refuses the development key, and any key that is not 32 bytes of base64", () => {
+    const production = { NODE_ENV: "production", PUBLIC_URL: https, ...provider };
+    expect(() => loadConfig({ ...production, WEBHOOK_SECRET_KEY: undefined })).toThrow(
+      /^Invalid configuration: WEBHOOK_SECRET_KEY is required when NODE_ENV=production/,
+    );
+    expect(() => loadConfig({ ...production, WEBHOOK_SECRET_KEY: DEVELOPMENT_WEBHOOK_KEY })).toThrow(ConfigError);
+    for (const bad of [
+      "short",
+      randomBytes(16).toString("base64"),
+      randomBytes(48).toString("base64"),
+      "é".repeat(44),
+    ]) {
+      expect(() => loadConfig({ WEBHOOK_SECRET_KEY: bad })).toThrow(/^Invalid configuration: WEBHOOK_SECRET_KEY=/);
+    }
+    expect(loadConfig(production).webhooks.secretKey).toEqual(Buffer.from(provider.WEBHOOK_SECRET_KEY, "base64"));
+  });
+
+  it("reads private targets as true or false only, and the retry schedule as seconds", () => {
+    expect(loadConfig({}).webhooks.allowPrivateTargets).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }).webhooks.allowPrivateTargets).toBe(true);
+    for (const bad of ["1", "yes", "TRUE "]) {
+      expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: bad })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    }
+    expect(loadConfig({}).webhooks.retrySchedule).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400]);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE_SECONDS: "0, 0.5,2" }).webhooks.retrySchedule).toEqual([0, 0.5, 2]);
+    for (const bad of ["a,b", "-1", "5,,x"]) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_SECONDS: bad })).toThrow(/WEBHOOK_RETRY_SCHEDULE_SECONDS/);
+    }
   });
 });
 

@@ -23,6 +23,7 @@ const limitsEnvironment = {
   RATE_LIMIT_SIGN_IN_PER_MINUTE: count(60),
   RATE_LIMIT_WORKSHOP_PER_MINUTE: count(120),
   RATE_LIMIT_MEMBER_ADD_PER_MINUTE: count(120),
+  RATE_LIMIT_WEBHOOK_PER_MINUTE: count(30),
   IMPORT_MAX_ITEMS: count(5000).pipe(z.number().min(1)),
   IMPORT_MAX_DEPTH: count(3, 100).pipe(z.number().min(1)),
   IMPORT_READ_AHEAD: count(8, 32).pipe(z.number().min(1)),
@@ -32,8 +33,58 @@ const limitsEnvironment = {
   API_TOKENS_PER_USER: count(50, 100_000).pipe(z.number().min(1)),
   PURGE_EXPORTS_AFTER_DAYS: count(30, 36_500),
   PURGE_READ_NOTIFICATIONS_AFTER_DAYS: count(90, 36_500),
+  PURGE_WEBHOOK_DELIVERIES_AFTER_DAYS: count(30, 36_500),
   INVITATION_EXPIRY_DAYS: count(14, 365).pipe(z.number().min(1)),
 };
+
+/**
+ * The key webhook secrets are encrypted with when none is configured: fine on a developer's machine,
+ * refused in production, where anyone who read this file could decrypt the secrets.
+ */
+export const DEVELOPMENT_WEBHOOK_KEY = "ZGV2ZWxvcG1lbnQtb25seS13ZWJob29rLWtleS0zMmI=";
+
+const flag = z
+  .enum(["true", "false"], { message: "must be true or false" })
+  .default("false")
+  .transform((value) => value === "true");
+
+const seconds = z.coerce
+  .number()
+  .min(0)
+  .max(7 * 24 * 3600);
+const secondsList = csv.pipe(
+  z
+    .array(
+      z
+        .string()
+        .transform(Number)
+        .pipe(
+          z
+            .number()
+            .min(0)
+            .max(7 * 24 * 3600),
+        ),
+    )
+    .max(20),
+);
+
+const webhookEnvironment = {
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, "base64").length === 32 && /^[A-Za-z0-9+/]+=*$/.test(value), {
+      message: "must be 32 random bytes in base64 (openssl rand -base64 32)",
+    })
+    .default(DEVELOPMENT_WEBHOOK_KEY),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: secondsList,
+  WEBHOOK_DISABLE_AFTER_SECONDS: seconds.default(24 * 3600),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  MODPACK_CHANGED_WINDOW_SECONDS: seconds.default(60),
+};
+
+/** After how long each retry of a failed webhook delivery is sent (before jitter). */
+const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400];
 
 const environmentSchema = z.object({
   // `Production`, ` production ` and `PRODUCTION` are production too.
@@ -71,6 +122,7 @@ const environmentSchema = z.object({
   MAX_PENDING_IMPORTS_PER_USER: z.coerce.number().int().min(0).max(10_000).default(3),
   MAX_RUNNING_REFRESHES_PER_USER: z.coerce.number().int().min(0).max(10_000).default(2),
   ...limitsEnvironment,
+  ...webhookEnvironment,
 });
 
 export type Environment = z.input<typeof environmentSchema>;
@@ -125,6 +177,11 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       `Invalid configuration: PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an https:// URL when NODE_ENV=production (its cookies are Secure)`,
     );
   }
+  if (isProduction && e.WEBHOOK_SECRET_KEY === DEVELOPMENT_WEBHOOK_KEY) {
+    throw new ConfigError(
+      "Invalid configuration: WEBHOOK_SECRET_KEY is required when NODE_ENV=production (the development key is public)",
+    );
+  }
   return {
     env: e.NODE_ENV,
     isProduction,
@@ -167,6 +224,23 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       imports: e.MAX_PENDING_IMPORTS_PER_USER,
       refreshes: e.MAX_RUNNING_REFRESHES_PER_USER,
     },
+    webhooks: {
+      /** Encrypts webhook secrets at rest (AES-256-GCM). */
+      secretKey: Buffer.from(e.WEBHOOK_SECRET_KEY, "base64"),
+      /** Lets targets resolve to loopback and private addresses, and use http: tests, LAN installs, pnpm dev. */
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      /** One delivery attempt's limit, the answer's first 4 KB included. */
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      /** The delays of the retries after a failed attempt, in seconds; jitter adds up to a tenth. */
+      retrySchedule:
+        e.WEBHOOK_RETRY_SCHEDULE_SECONDS.length > 0 ? e.WEBHOOK_RETRY_SCHEDULE_SECONDS : DEFAULT_RETRY_SCHEDULE_SECONDS,
+      /** A webhook whose deliveries have all failed for this long is disabled. */
+      disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
+      /** Deliveries one process sends at once (to different webhooks). */
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      /** How long after a modpack's first change its `modpack.changed` event is sent. */
+      changedWindowSeconds: e.MODPACK_CHANGED_WINDOW_SECONDS,
+    },
     limits: {
       /** Requests per minute per signed-in user, or per IP when anonymous; 0 is off. */
       requestsPerMinute: e.RATE_LIMIT_PER_MINUTE,
@@ -176,6 +250,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       workshopPerMinute: e.RATE_LIMIT_WORKSHOP_PER_MINUTE,
       /** Member additions per minute per caller; 0 falls back to the general limit. */
       memberAddPerMinute: e.RATE_LIMIT_MEMBER_ADD_PER_MINUTE,
+      /** Webhook creations and test events per minute per caller; 0 falls back to the general limit. */
+      webhookPerMinute: e.RATE_LIMIT_WEBHOOK_PER_MINUTE,
       importMaxItems: e.IMPORT_MAX_ITEMS,
       importMaxDepth: e.IMPORT_MAX_DEPTH,
       /** Detail batches of 100 items an import reads at once, ahead of storing them (1: one at a time). */
@@ -189,6 +265,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       purgeExportsAfterDays: e.PURGE_EXPORTS_AFTER_DAYS,
       /** Days after which read notifications are deleted; 0 keeps them. */
       purgeReadNotificationsAfterDays: e.PURGE_READ_NOTIFICATIONS_AFTER_DAYS,
+      /** Days after which webhook delivery attempts are deleted; 0 keeps them. */
+      purgeWebhookDeliveriesAfterDays: e.PURGE_WEBHOOK_DELIVERIES_AFTER_DAYS,
       /** Days an invitation by email stays claimable after it is made or renewed. */
       invitationExpiryDays: e.INVITATION_EXPIRY_DAYS,
     },

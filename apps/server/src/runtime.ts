@@ -23,7 +23,9 @@ import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
 import { importDeadLetterJob, importJob } from "./jobs/import.js";
 import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
 import { modUpdateJob } from "./jobs/mod-update.js";
+import { modpackChangedJob } from "./jobs/modpack-changed.js";
 import { reparseJob } from "./jobs/reparse.js";
+import { webhookDeliveryJob } from "./jobs/webhook-delivery.js";
 import { adminService } from "./services/admin.js";
 import { apiTokensService } from "./services/api-tokens.js";
 import { exportsService, findDownload } from "./services/exports.js";
@@ -38,6 +40,8 @@ import { type NotificationHub, notificationsService, openNotificationHub } from 
 import type { Revocation } from "./services/ports.js";
 import { serverFilesService } from "./services/server-files.js";
 import { sessionService } from "./services/users.js";
+import { type WebhookSettings, webhooksService } from "./services/webhooks.js";
+import { type ResolveHost, systemResolver } from "./webhooks/targets.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
 /** Notifications a live stream may hold for a reader that does not read before it is dropped. */
@@ -70,6 +74,8 @@ export interface RuntimeOptions {
   clock?: (() => number) | undefined;
   /** The embedded database template a new DATA_DIR starts from (see db/database.ts). */
   template?: string | undefined;
+  /** How webhook targets' host names are resolved (tests map names to addresses with it). */
+  resolveHost?: ResolveHost | undefined;
 }
 
 /**
@@ -120,11 +126,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       timeoutMs: config.workshopTimeoutMs,
       maxRetries: config.workshopMaxRetries,
     });
+    const webhookSettings: WebhookSettings = {
+      secretKey: config.webhooks.secretKey,
+      targets: { allowPrivate: config.webhooks.allowPrivateTargets, resolve: options.resolveHost ?? systemResolver },
+      retrySchedule: config.webhooks.retrySchedule,
+      disableAfterSeconds: config.webhooks.disableAfterSeconds,
+    };
     const definitions: JobDefinition[] = [
       sweepSessionsJob(database.db),
       purgeJob(database.db, {
         exportsAfterDays: config.limits.purgeExportsAfterDays,
         readNotificationsAfterDays: config.limits.purgeReadNotificationsAfterDays,
+        webhookDeliveriesAfterDays: config.limits.purgeWebhookDeliveriesAfterDays,
       }),
       // A dead-letter queue is created before the queue that names it.
       importDeadLetterJob({ db: database.db }),
@@ -138,6 +151,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       reparseJob(database.db),
       exportDeadLetterJob({ db: database.db }),
       exportJob({ db: database.db }),
+      modpackChangedJob({ db: database.db }),
+      webhookDeliveryJob({
+        db: database.db,
+        settings: webhookSettings,
+        timeoutMs: config.webhooks.timeoutMs,
+        concurrency: config.webhooks.concurrency,
+      }),
     ];
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
     const { db } = database;
@@ -198,7 +218,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       notifications: notificationsService(db, hub),
       admin: adminService(db, jobs, channel),
       mods: modsService({ db, workshop, jobs, maxRunningRefreshesPerUser: config.perUserLimits.refreshes }),
-      modpackMods: modpackModsService({ db, workshop }),
+      modpackMods: modpackModsService({
+        db,
+        workshop,
+        jobs,
+        changedWindowSeconds: config.webhooks.changedWindowSeconds,
+      }),
       checks: checksService(db),
       imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
       exports: exportsService({
@@ -207,7 +232,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         modpacks,
         downloadUrl: downloadUrls(config.publicUrl),
         maxPendingPerUser: config.perUserLimits.exports,
+        changedWindowSeconds: config.webhooks.changedWindowSeconds,
       }),
+      webhooks: webhooksService({ db, jobs, settings: webhookSettings }),
     };
     const services = options.services ? options.services(builtServices) : builtServices;
     const authenticate: Authenticate = createAuthenticate(sessions, config);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
@@ -378,7 +379,12 @@ describe("cookie attributes by configuration", () => {
 
   it("Secure in production", async () => {
     const production = await startTestService({
-      env: { ...provider.env, NODE_ENV: "production", PUBLIC_URL: "https://modpacks.example.com" },
+      env: {
+        ...provider.env,
+        NODE_ENV: "production",
+        PUBLIC_URL: "https://modpacks.example.com",
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+      },
     });
     try {
       const start = await startSignIn(production);

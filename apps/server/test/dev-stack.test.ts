@@ -134,7 +134,7 @@ describe("pnpm dev", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("starts the stand-in and the seeded server, adds and imports mods offline, and stops both on SIGINT", async () => {
+  it("starts the stand-in, the webhook receiver and the seeded server, adds and imports mods offline, shows a signed event, and stops them all on SIGINT", async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // The command of the package's `dev` script.
@@ -145,6 +145,7 @@ describe("pnpm dev", () => {
         PORT: String(port),
         PUBLIC_URL: base,
         STEAM_STAND_IN_PORT: "0",
+        WEBHOOK_RECEIVER_PORT: "0",
         DATA_DIR: dataDir,
         LOG_LEVEL: "info",
         ...(database.url ? { DATABASE_URL: database.url } : {}),
@@ -159,6 +160,7 @@ describe("pnpm dev", () => {
     child.stderr?.on("data", collect);
     const started = child;
 
+    const [, receiverUrl] = await waitForOutput(started, () => output, /Webhook receiver: (http:\/\/\S+)/, 60_000);
     const [, standInUrl] = await waitForOutput(started, () => output, /stand-in: (http:\/\/\S+)/, 60_000);
     await waitForOutput(started, () => output, /"startupMs":\d+/, 120_000);
     expect(output).toContain("Seeded 12 mods, 3 users and 3 public modpacks");
@@ -232,9 +234,29 @@ describe("pnpm dev", () => {
     const workshopIds = mods.body.data.map((mod) => mod.workshopId).sort();
     expect(workshopIds).toEqual(["3100000001", "3100000014", "2169435993", "2392709985", ...COLLECTION_ITEMS].sort());
 
+    // A webhook to the printed receiver; an update published on the stand-in and a refresh that finds it.
+    const webhook = await api<{ secret: string }>("POST", `/modpacks/${modpackId}/webhooks`, { url: receiverUrl });
+    expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
+    const published = await fetch(`${standInUrl}/dev/publish-update/3100000001`, { method: "POST" });
+    expect(published.status).toBe(200);
+    const listed = await api<{ data: { id: string; workshopId: string }[] }>(
+      "GET",
+      `/modpacks/${modpackId}/mods?limit=100`,
+    );
+    const updatedMod = listed.body.data.find((mod) => mod.workshopId === "3100000001");
+    const refreshed = await api("POST", `/mods/${updatedMod?.id}/refresh`);
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    await waitForOutput(
+      started,
+      () => output,
+      /\[webhook\] \/hook mods\.updated webhook-id=msg_\S+ webhook-timestamp=\d+ webhook-signature=v1,/,
+      60_000,
+    );
+
     started.kill("SIGINT");
     expect(await exitOf(started)).toBe(0);
     expect(await refuses(port)).toBe(true);
     expect(await refuses(Number(new URL(String(standInUrl)).port))).toBe(true);
+    expect(await refuses(Number(new URL(String(receiverUrl)).port))).toBe(true);
   }, 240_000);
 });

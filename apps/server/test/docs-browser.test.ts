@@ -19,6 +19,7 @@ const TAGS = [
   "Import",
   "Server files",
   "Notifications",
+  "Webhooks",
   "Catalogue",
   "Admin",
   "Health",
@@ -29,6 +30,7 @@ const OPERATIONS: Record<string, string[]> = {
   Import: ["Import a workshop collection", "The latest import's status"],
   "Server files": ["Generate a servertest.ini", "Save the export configuration", "Download a server file"],
   "Sign-in": ["Create an API token"],
+  Webhooks: ["Add a webhook", "Send a test event", "A webhook's delivery log"],
 };
 
 const tagAnchor = (tag: string) => `#tag/${tag.toLowerCase().replaceAll(" ", "-")}`;

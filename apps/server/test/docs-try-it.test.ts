@@ -50,7 +50,17 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
 
     const port = await freePort();
     service = await startTestService({
-      env: { PUBLIC_URL: `http://127.0.0.1:${port}`, WORKSHOP_API_URL: steam.url },
+      // The webhook examples' host resolves to loopback, and private targets are allowed, so the
+      // test event's delivery stays on this machine.
+      env: {
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        WORKSHOP_API_URL: steam.url,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      },
+      resolveHost: async (hostname) => {
+        if (hostname === "hooks.example.com") return ["127.0.0.1"];
+        throw new Error(`${hostname}: unknown`);
+      },
     });
     base = await service.app.listen({ port, host: "127.0.0.1" });
 
@@ -76,6 +86,10 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
       .returning("id")
       .executeTakeFirstOrThrow();
     ids.notification = notification.id;
+    const webhook = await inject("POST", `/modpacks/${modpack.id}/webhooks`, {
+      url: "https://hooks.example.com/setup",
+    });
+    ids.webhook = webhook.id;
 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS });
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -131,6 +145,19 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
       ids: () => ({ id: ids.modpack ?? "" }),
     },
     { method: "POST", path: "/modpacks/{id}/server-file", tag: "server-files", ids: () => ({ id: ids.modpack ?? "" }) },
+    { method: "POST", path: "/modpacks/{id}/webhooks", tag: "webhooks", ids: () => ({ id: ids.modpack ?? "" }) },
+    ...["/test", "/rotate-secret"].map((action) => ({
+      method: "POST",
+      path: `/modpacks/{id}/webhooks/{webhookId}${action}`,
+      tag: "webhooks",
+      ids: () => ({ id: ids.modpack ?? "", webhookId: ids.webhook ?? "" }),
+    })),
+    ...["PATCH", "DELETE"].map((method) => ({
+      method,
+      path: "/modpacks/{id}/webhooks/{webhookId}",
+      tag: "webhooks",
+      ids: () => ({ id: ids.modpack ?? "", webhookId: ids.webhook ?? "" }),
+    })),
     {
       method: "POST",
       path: "/modpacks/{id}/server-file/patch",

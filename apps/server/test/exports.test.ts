@@ -357,17 +357,20 @@ describe("server file", () => {
     const exportId = await requestFile(service, requester, id, "41x");
     await waitForExport(service, requester, exportId);
     const job = exportJob({ db: service.runtime.database.db });
-    const result = await job.handle([
-      {
-        id: "repeat",
-        name: job.queue,
-        data: { exportId },
-        expireInSeconds: 60,
-        heartbeatSeconds: null,
-        retryCount: 1,
-        signal: new AbortController().signal,
-      },
-    ]);
+    const result = await job.handle(
+      [
+        {
+          id: "repeat",
+          name: job.queue,
+          data: { exportId },
+          expireInSeconds: 60,
+          heartbeatSeconds: null,
+          retryCount: 1,
+          signal: new AbortController().signal,
+        },
+      ],
+      service.runtime.jobs,
+    );
     expect(result).toEqual([{ id: "repeat", status: "completed", output: { exportId, skipped: true } }]);
     const ready = (await notificationsOf(service, requester)).filter((n) => n.title === "Server file ready");
     expect(ready).toHaveLength(1);
@@ -393,17 +396,20 @@ describe("server file", () => {
     });
     const job = exportJob({ db: broken });
     const attempt = (retryCount: number) =>
-      job.handle([
-        {
-          id: `attempt-${retryCount}`,
-          name: job.queue,
-          data: { exportId },
-          expireInSeconds: 60,
-          heartbeatSeconds: null,
-          retryCount,
-          signal: new AbortController().signal,
-        },
-      ]);
+      job.handle(
+        [
+          {
+            id: `attempt-${retryCount}`,
+            name: job.queue,
+            data: { exportId },
+            expireInSeconds: 60,
+            heartbeatSeconds: null,
+            retryCount,
+            signal: new AbortController().signal,
+          },
+        ],
+        service.runtime.jobs,
+      );
     const failure = (retryCount: number) => [
       { id: `attempt-${retryCount}`, status: "failed", output: { message: "modpack unreadable" } },
     ];

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "./support/service.js";
@@ -293,6 +294,7 @@ describe("production mode", () => {
       env: {
         NODE_ENV: "production",
         PUBLIC_URL: "https://modpacks.example.com",
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
         OAUTH_PROVIDER: "custom",
         OAUTH_CLIENT_ID: "client",
         OAUTH_CLIENT_SECRET: "secret",

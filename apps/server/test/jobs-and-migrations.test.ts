@@ -37,6 +37,7 @@ describe("migrations", () => {
       "export_configurations",
       "exports",
       "imports",
+      "modpack_changes",
       "modpack_invitations",
       "modpack_members",
       "modpack_mods",
@@ -45,6 +46,8 @@ describe("migrations", () => {
       "notifications",
       "sessions",
       "users",
+      "webhook_deliveries",
+      "webhooks",
     ]);
   });
 

@@ -241,6 +241,13 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
       },
     }) as unknown as WorkshopClient;
 
+  // These modpacks have no webhooks, so a run queues no deliveries: this database has no job queue.
+  const noWebhookJobs = {
+    send: async (): Promise<string | null> => {
+      throw new Error("a delivery was queued for a modpack without webhooks");
+    },
+  };
+
   interface JobCase {
     /** Rows the job needs before it starts. */
     before?(db: Db): Promise<unknown>;
@@ -253,7 +260,7 @@ describe.skipIf(!hasPostgres)("lock order of the catalogue's writers (Postgres)"
     [
       "the mod update's deactivation of mods gone from the workshop",
       {
-        run: (db) => runModUpdate({ db, workshop: workshopWithout(new Set([A, B, D])) }),
+        run: (db) => runModUpdate({ db, workshop: workshopWithout(new Set([A, B, D])), jobs: noWebhookJobs }),
         check: async () => {
           const active = await sql<{ workshopId: string; isActive: boolean }>`
             select workshop_id, is_active from mods order by workshop_id`.execute(handle.db);

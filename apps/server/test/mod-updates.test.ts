@@ -1,22 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver, type WebhookReceiver } from "../dev/webhook-receiver.js";
 import { MOD_UPDATE_QUEUE } from "../src/services/ports.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { notificationsOf } from "./support/modpacks.js";
 import { addMembers, insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
-import { signIn } from "./support/users.js";
+import { type SignedIn, signIn } from "./support/users.js";
+import { waitFor } from "./support/wait.js";
+import { addWebhook } from "./support/webhooks.js";
 
 let steam: FakeSteam;
 let service: TestService;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   steam = await startFakeSteam();
-  service = await startTestService({ env: { WORKSHOP_API_URL: steam.url } });
+  receiver = await startWebhookReceiver();
+  service = await startTestService({ env: { WORKSHOP_API_URL: steam.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
 });
 afterAll(async () => {
   await service.stop();
+  await receiver.close();
   await steam.close();
 });
+
+/** Adds a webhook on its own receiver path to a modpack, as its owner. */
+async function hookOn(owner: SignedIn, modpackId: string, path: string, events?: string[]) {
+  await addWebhook(service, owner, modpackId, { url: receiver.url(path), ...(events ? { events } : {}) });
+}
+
+/** Runs the update job through its endpoint and answers the job's output. */
+async function runUpdate(admin: SignedIn): Promise<unknown> {
+  const response = await service.app.inject({ method: "POST", url: "/mods/update-all", headers: admin.headers });
+  expect(response.statusCode).toBe(202);
+  const { jobId } = response.json();
+  expect(jobId).toEqual(expect.any(String));
+  const job = await waitFor(
+    "the mod update",
+    async () => (await service.runtime.jobs.boss.findJobs(MOD_UPDATE_QUEUE, { id: jobId }))[0],
+    (found) => found?.state === "completed" || found?.state === "failed",
+  );
+  expect(job?.state).toBe("completed");
+  return job?.output;
+}
 
 describe("the mod update job", () => {
   it("notifies each affected user once per run, grouping updated, breaking and removed mods", async () => {
@@ -54,35 +80,35 @@ describe("the mod update job", () => {
     const admin = await signIn(service, { name: "Admin", role: "admin" });
     const pack = (name: string, ownerId: string, modIds: string[]) => insertModpack(service, { name, ownerId, modIds });
     const first = await pack("First", owner.userId, [updated.id, breaking.id]);
-    await pack("Second", owner.userId, [removed.id, unchanged.id]);
-    await pack("Third", bystander.userId, [unchanged.id]);
+    const second = await pack("Second", owner.userId, [removed.id, unchanged.id]);
+    const third = await pack("Third", bystander.userId, [unchanged.id]);
     await addMembers(service, first, [{ userId: member.userId, permission: ["read"] }]);
 
-    const response = await service.app.inject({ method: "POST", url: "/mods/update-all", headers: admin.headers });
-    expect(response.statusCode).toBe(202);
-    const { jobId } = response.json();
-    expect(jobId).toEqual(expect.any(String));
-    const deadline = Date.now() + 20_000;
-    let state: string | undefined;
-    let output: unknown;
-    while (Date.now() < deadline) {
-      const [job] = await service.runtime.jobs.boss.findJobs(MOD_UPDATE_QUEUE, { id: jobId });
-      state = job?.state;
-      output = job?.output;
-      if (state === "completed" || state === "failed") break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(state).toBe("completed");
-    // Two change summaries, and the owner of "Second" hears that the removal broke it.
-    expect(output).toEqual({ checked: 5, changed: 4, notified: 3 });
+    await hookOn(owner, first, "/first");
+    await hookOn(owner, second, "/second");
+    await hookOn(bystander, third, "/third");
+    // Subscribed to other events only: hears nothing of the run.
+    await hookOn(owner, second, "/second-exports", ["export.ready"]);
+    const archived = await pack("Archived", owner.userId, [updated.id]);
+    await hookOn(owner, archived, "/archived");
+    await service.runtime.database.db
+      .updateTable("modpacks")
+      .set({ isActive: false })
+      .where("id", "=", archived)
+      .execute();
+
+    // One notification per user, the problem the run caused folded in; one event per modpack touched.
+    expect(await runUpdate(admin)).toEqual({ checked: 5, changed: 4, notified: 2, delivered: 2 });
 
     const allOwnerNotes = await notificationsOf(service, owner);
-    expect(allOwnerNotes.map((note) => [note.title, note.type]).sort()).toEqual([
-      ["3 mods in your modpacks changed", "warning"],
-      ['A new problem in "Second"', "error"],
+    expect(allOwnerNotes.map((note) => [note.title, note.type])).toEqual([
+      ["3 mods in your modpacks changed (a new problem)", "error"],
     ]);
-    const ownerNotes = allOwnerNotes.filter((note) => note.type === "warning");
-    const ownerMeta = JSON.parse(ownerNotes[0]?.metadata ?? "{}");
+    expect(allOwnerNotes[0]?.content).toContain('In "Second": ');
+    const ownerMeta = JSON.parse(allOwnerNotes[0]?.metadata ?? "{}");
+    expect(ownerMeta.problems).toEqual([
+      { modpackId: second, findings: [expect.objectContaining({ code: "unavailable", workshopId: "1003" })] },
+    ]);
     expect(
       ownerMeta.mods.map((mod: { workshopId: string; change: string }) => [mod.workshopId, mod.change]).sort(),
     ).toEqual([
@@ -105,6 +131,52 @@ describe("the mod update job", () => {
     expect(byId.get("1003")?.isActive).toBe(false);
     expect(byId.get("1002")?.platformModIds).toEqual(["Breaking2"]);
     expect(byId.get("1001")?.timeUpdated?.getTime()).toBe(1_800_000_000_000);
+
+    const events = await waitFor(
+      "the two events",
+      async () => receiver.received(),
+      (list) => list.length >= 2,
+    );
+    expect(events.map((event) => event.path).sort()).toEqual(["/first", "/second"]);
+    const bodyOf = (path: string) => JSON.parse(events.find((event) => event.path === path)!.body);
+    expect(bodyOf("/first")).toEqual({
+      type: "mods.updated",
+      timestamp: expect.any(String),
+      data: {
+        modpack: { id: first, name: "First" },
+        updated: {
+          items: expect.arrayContaining([
+            {
+              modId: updated.id,
+              workshopId: "1001",
+              name: expect.any(String),
+              timeUpdated: "2027-01-15T08:00:00.000Z",
+            },
+            expect.objectContaining({ modId: breaking.id, workshopId: "1002" }),
+          ]),
+          total: 2,
+        },
+        removed: { items: [], total: 0 },
+        findings: { items: [], total: 0 },
+      },
+    });
+    expect(bodyOf("/second").data).toEqual({
+      modpack: { id: second, name: "Second" },
+      updated: { items: [], total: 0 },
+      removed: { items: [expect.objectContaining({ modId: removed.id, workshopId: "1003" })], total: 1 },
+      findings: { items: [expect.objectContaining({ code: "unavailable", workshopId: "1003" })], total: 1 },
+    });
+
+    // A second run finds nothing new: no notification, no event.
+    expect(await runUpdate(admin)).toEqual({ checked: 5, changed: 0, notified: 0, delivered: 0 });
+    expect(await notificationsOf(service, owner)).toHaveLength(1);
+    const settled = await waitFor(
+      "the deliveries settled",
+      () => service.runtime.database.db.selectFrom("webhookDeliveries").select("status").execute(),
+      (rows) => rows.every((row) => row.status !== "pending"),
+    );
+    expect(settled.map((row) => row.status)).toEqual(["succeeded", "succeeded"]);
+    expect(receiver.received()).toHaveLength(2);
   });
 
   it("queues one check at a time: a second request while one waits reuses it", async () => {

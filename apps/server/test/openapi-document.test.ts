@@ -266,6 +266,7 @@ describe("the OpenAPI document", () => {
       "Import",
       "Server files",
       "Notifications",
+      "Webhooks",
       "Catalogue",
       "Admin",
       "Health",

@@ -76,6 +76,34 @@ async function seed(service: TestService): Promise<void> {
       ].map((item) => ({ ...item, modpackId, permission: ["read"], invitedBy: user.userId })),
     )
     .execute();
+  const [webhook] = await db
+    .insertInto("webhooks")
+    .values({
+      modpackId,
+      url: "https://hooks.example.com/purged",
+      events: ["webhook.test"],
+      format: "standard",
+      secret: "sealed",
+    })
+    .returning("id")
+    .execute();
+  const deliveries = [
+    { eventId: "succeeded 31 days ago", status: "succeeded" as const, createdAt: daysAgo(31) },
+    { eventId: "failed 29 days ago", status: "failed" as const, createdAt: daysAgo(29) },
+    { eventId: "pending from 31 days ago", status: "pending" as const, createdAt: daysAgo(31) },
+  ];
+  await db
+    .insertInto("webhookDeliveries")
+    .values(
+      deliveries.map((item) => ({
+        ...item,
+        webhookId: webhook!.id,
+        eventType: "webhook.test",
+        body: "{}",
+        attempt: 1,
+      })),
+    )
+    .execute();
 }
 
 async function left(service: TestService) {
@@ -83,7 +111,9 @@ async function left(service: TestService) {
   const exports = await db.selectFrom("exports").select("fileName").orderBy("fileName").execute();
   const notifications = await db.selectFrom("notifications").select("title").orderBy("title").execute();
   const invitations = await db.selectFrom("modpackInvitations").select("email").orderBy("email").execute();
+  const deliveries = await db.selectFrom("webhookDeliveries").select("eventId").orderBy("eventId").execute();
   return {
+    deliveries: deliveries.map((row) => row.eventId),
     exports: exports.map((row) => row.fileName),
     notifications: notifications.map((row) => row.title),
     invitations: invitations.map((row) => row.email),
@@ -96,7 +126,11 @@ describe("the maintenance purge", () => {
   beforeAll(async () => {
     service = await startTestService();
     keeping = await startTestService({
-      env: { PURGE_EXPORTS_AFTER_DAYS: "0", PURGE_READ_NOTIFICATIONS_AFTER_DAYS: "0" },
+      env: {
+        PURGE_EXPORTS_AFTER_DAYS: "0",
+        PURGE_READ_NOTIFICATIONS_AFTER_DAYS: "0",
+        PURGE_WEBHOOK_DELIVERIES_AFTER_DAYS: "0",
+      },
     });
   });
   afterAll(async () => {
@@ -104,10 +138,16 @@ describe("the maintenance purge", () => {
     await keeping?.stop();
   });
 
-  it("deletes finished exports and read notifications past their age (defaults 30 and 90 days), and expired invitations", async () => {
+  it("deletes finished exports, read notifications and settled webhook deliveries past their age (defaults 30, 90 and 30 days), and expired invitations", async () => {
     await seed(service);
-    expect(await runPurge(service)).toEqual({ exportsDeleted: 2, notificationsDeleted: 1, invitationsDeleted: 1 });
+    expect(await runPurge(service)).toEqual({
+      exportsDeleted: 2,
+      notificationsDeleted: 1,
+      invitationsDeleted: 1,
+      deliveriesDeleted: 1,
+    });
     expect(await left(service)).toEqual({
+      deliveries: ["failed 29 days ago", "pending from 31 days ago"],
       exports: ["completed 29 days ago", "pending"],
       notifications: ["read 89 days ago", "unread from 200 days ago"],
       invitations: ["pending@example.com"],
@@ -116,7 +156,12 @@ describe("the maintenance purge", () => {
 
   it("keeps exports and notifications when the ages are 0 (expired invitations still go)", async () => {
     await seed(keeping);
-    expect(await runPurge(keeping)).toEqual({ exportsDeleted: 0, notificationsDeleted: 0, invitationsDeleted: 1 });
+    expect(await runPurge(keeping)).toEqual({
+      exportsDeleted: 0,
+      notificationsDeleted: 0,
+      invitationsDeleted: 1,
+      deliveriesDeleted: 0,
+    });
     expect((await left(keeping)).exports).toHaveLength(4);
     expect((await left(keeping)).notifications).toHaveLength(3);
   });

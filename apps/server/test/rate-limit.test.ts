@@ -16,6 +16,7 @@ describe("rate limits over HTTP", () => {
         RATE_LIMIT_SIGN_IN_PER_MINUTE: "2",
         RATE_LIMIT_WORKSHOP_PER_MINUTE: "2",
         RATE_LIMIT_MEMBER_ADD_PER_MINUTE: "2",
+        RATE_LIMIT_WEBHOOK_PER_MINUTE: "2",
       },
     });
     unlimited = await startTestService({
@@ -25,6 +26,7 @@ describe("rate limits over HTTP", () => {
         RATE_LIMIT_SIGN_IN_PER_MINUTE: "0",
         RATE_LIMIT_WORKSHOP_PER_MINUTE: "0",
         RATE_LIMIT_MEMBER_ADD_PER_MINUTE: "0",
+        RATE_LIMIT_WEBHOOK_PER_MINUTE: "0",
       },
     });
     alice = await signIn(limited, { name: "Alice" });
@@ -97,15 +99,32 @@ describe("rate limits over HTTP", () => {
       payload: { email: "someone@example.com", permission: ["read"] },
       allowed: 404,
     },
-  ])("allows fewer Steam-calling operations and member additions: $name", async ({ method, url, payload, allowed }) => {
-    const user = await signIn(limited);
-    const first = await call(limited, method, url, { headers: user.headers, payload });
-    const second = await call(limited, method, url, { headers: user.headers, payload });
-    expect([first.statusCode, second.statusCode]).toEqual([allowed, allowed]);
-    expectLimited(await call(limited, method, url, { headers: user.headers, payload }), 2);
-    // Other requests of the same user still pass.
-    expect((await call(limited, "GET", "/modpacks/my", { headers: user.headers })).statusCode).toBe(200);
-  });
+    {
+      name: "adding a webhook",
+      method: "POST" as const,
+      url: "/modpacks/0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d/webhooks",
+      payload: { url: "https://hooks.example.com/x" },
+      allowed: 404,
+    },
+    {
+      name: "sending a webhook's test event",
+      method: "POST" as const,
+      url: "/modpacks/0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d/webhooks/0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d/test",
+      payload: {},
+      allowed: 404,
+    },
+  ])(
+    "allows fewer Steam-calling operations, member additions and webhook creations and tests: $name",
+    async ({ method, url, payload, allowed }) => {
+      const user = await signIn(limited);
+      const first = await call(limited, method, url, { headers: user.headers, payload });
+      const second = await call(limited, method, url, { headers: user.headers, payload });
+      expect([first.statusCode, second.statusCode]).toEqual([allowed, allowed]);
+      expectLimited(await call(limited, method, url, { headers: user.headers, payload }), 2);
+      // Other requests of the same user still pass.
+      expect((await call(limited, "GET", "/modpacks/my", { headers: user.headers })).statusCode).toBe(200);
+    },
+  );
 
   it("counts every call of a batched /trpc request against the limit of its kind", async () => {
     const batch = (count: number) => ({

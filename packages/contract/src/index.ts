@@ -10,6 +10,7 @@ import { modpackModsRouter } from "./procedures/modpack-mods.js";
 import { modpacksRouter } from "./procedures/modpacks.js";
 import { modsRouter } from "./procedures/mods.js";
 import { notificationsRouter } from "./procedures/notifications.js";
+import { webhooksRouter } from "./procedures/webhooks.js";
 import { type Meta, router } from "./trpc.js";
 
 /** The whole API. */
@@ -24,6 +25,7 @@ export const appRouter = router({
   imports: importsRouter,
   mods: modsRouter,
   notifications: notificationsRouter,
+  webhooks: webhooksRouter,
   admin: adminRouter,
 });
 
@@ -72,6 +74,7 @@ export * from "./schemas/pagination.js";
 export * from "./schemas/server-file.js";
 export * from "./schemas/session.js";
 export * from "./schemas/token.js";
+export * from "./schemas/webhook.js";
 export * from "./schemas/workshop.js";
 export type { Services } from "./services.js";
 export {

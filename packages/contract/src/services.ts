@@ -11,6 +11,7 @@ import type { modpackModPorts } from "./procedures/modpack-mods.js";
 import type { modpackPorts } from "./procedures/modpacks.js";
 import type { modPorts } from "./procedures/mods.js";
 import type { notificationPorts } from "./procedures/notifications.js";
+import type { webhookPorts } from "./procedures/webhooks.js";
 
 type Resources =
   | typeof healthPorts
@@ -24,7 +25,8 @@ type Resources =
   | typeof importPorts
   | typeof exportPorts
   | typeof notificationPorts
-  | typeof adminPorts;
+  | typeof adminPorts
+  | typeof webhookPorts;
 
 /**
  * What the server implements: per resource, one function per port its procedures declare, with the

@@ -30,7 +30,7 @@ export interface Context {
 }
 
 /** The request-rate limit an operation counts against (`general` unless it says). */
-export type RateLimitGroup = "general" | "workshop" | "memberAdd" | "none";
+export type RateLimitGroup = "general" | "workshop" | "memberAdd" | "webhook" | "none";
 
 /**
  * How a read is cached: `Cache-Control: <scope>, no-cache` with an `ETag`, `private` whenever the

@@ -1,4 +1,14 @@
-import type { CheckFinding, GameVersion, JobStatus, NotificationType, Role, TokenScope } from "@modpack/contract";
+import type {
+  CheckFinding,
+  GameVersion,
+  ImportFailureReason,
+  JobStatus,
+  NotificationType,
+  Role,
+  TokenScope,
+  WebhookEventType,
+  WebhookFormat,
+} from "@modpack/contract";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
@@ -143,7 +153,7 @@ export interface NotificationsTable {
 
 export interface ImportFailure {
   workshopId: string;
-  reason: string;
+  reason: ImportFailureReason;
   detail?: string;
 }
 
@@ -188,6 +198,46 @@ export interface ExportConfigurationsTable {
   updatedAt: Timestamp;
 }
 
+export interface WebhooksTable {
+  id: Generated<string>;
+  modpackId: string;
+  url: string;
+  events: WebhookEventType[];
+  format: WebhookFormat;
+  description: string | null;
+  isActive: Generated<boolean>;
+  /** Encrypted with the configured key. */
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: NullableTimestamp;
+  failingSince: NullableTimestamp;
+  createdAt: CreatedAt;
+  updatedAt: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  webhookId: string;
+  eventId: string;
+  eventType: WebhookEventType;
+  body: string;
+  attempt: number;
+  status: Generated<"pending" | "succeeded" | "failed">;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number | null;
+  createdAt: CreatedAt;
+}
+
+export interface ModpackChangesTable {
+  id: Generated<string>;
+  modpackId: string;
+  kind: "mod-added" | "mod-removed" | "load-order";
+  modId: string | null;
+  byUserId: string;
+  createdAt: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -202,6 +252,9 @@ export interface Database {
   imports: ImportsTable;
   exports: ExportsTable;
   exportConfigurations: ExportConfigurationsTable;
+  webhooks: WebhooksTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+  modpackChanges: ModpackChangesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -7,6 +7,8 @@ import {
   noPermissionBodySchema,
   operations,
   unauthorizedBodySchema,
+  webhookEventSchemas,
+  webhookEventTypes,
 } from "@modpack/contract";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { OpenApiPaths } from "../edge/routes.js";
@@ -46,6 +48,10 @@ const tagOrder: Array<[name: string, description: string]> = [
     "The load order and in-game id selection of a modpack, and `servertest.ini` files generated from it.",
   ],
   ["Notifications", "What happened to your modpacks, imports and files; listed, marked read, or streamed live."],
+  [
+    "Webhooks",
+    "A modpack's events POSTed to your URL, signed the Standard Webhooks way: managed by the modpack's owner; the bodies are in the document's `webhooks` section.",
+  ],
   ["Catalogue", "Every workshop mod the service knows."],
   ["Admin", "Users, roles, verification badges and service statistics. Requires the `admin` role (`admin.access`)."],
   ["Health", "Liveness and readiness probes."],
@@ -157,8 +163,10 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
       Error: errorBodySchema,
       Unauthorized: unauthorizedBodySchema,
       NoPermission: noPermissionBodySchema,
+      ...Object.fromEntries(webhookEventTypes.map((type) => [eventSchemaName(type), webhookEventSchemas[type]])),
     },
   });
+  document.webhooks = webhookEntries();
   document.security = [{ cookieAuth: [] }, { bearerAuth: [] }];
   // The service's own address: for anyone, not an internal audience.
   for (const server of document.servers ?? []) Object.assign(server, { "x-internal": false });
@@ -192,6 +200,71 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
   declareIntegerFormats(document.paths);
   declareIntegerFormats(document.components);
   return document;
+}
+
+/** The component name of an event's body: `mods.updated` → `ModsUpdatedEvent`. */
+function eventSchemaName(type: string): string {
+  return `${type
+    .split(".")
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join("")}Event`;
+}
+
+const eventDescriptions: Record<(typeof webhookEventTypes)[number], string> = {
+  "mods.updated":
+    "One per modpack per run of the mod update (daily, `POST /mods/update-all`, or a refresh of one mod that finds a change): the modpack's mods updated on the workshop, those removed, hidden or delisted, and the new error findings of the modpack check that the run caused. A run that finds nothing new sends nothing.",
+  "modpack.changed":
+    "Mods added or removed, the load order or selection changed, and by whom: the first change opens a window (60 seconds by default) and one event is sent when it closes.",
+  "export.ready": "A requested server file is ready; `downloadPath` is where to download it.",
+  "export.failed": "A requested server file could not be made; `error` says why.",
+  "import.finished": "A workshop collection import ended (`completed`, possibly with `modsFailed`, or `failed`).",
+  "webhook.test": "Sent by `POST /modpacks/{id}/webhooks/{webhookId}/test`.",
+};
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: what a webhook receives, one entry per event. Every request
+ * carries `webhook-id` (the same on every retry), `webhook-timestamp` and `webhook-signature`
+ * (Standard Webhooks).
+ */
+function webhookEntries(): NonNullable<OpenAPIObject["webhooks"]> {
+  const headers = (
+    [
+      ["webhook-id", "The event's id: the same on every retry of it", 100],
+      ["webhook-timestamp", "When this attempt was signed, in seconds since the epoch", 20],
+      [
+        "webhook-signature",
+        "`v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` keyed by the secret's bytes; two, space-separated, for 24 hours after a rotation",
+        200,
+      ],
+    ] as const
+  ).map(([name, description, maxLength]) => ({
+    name,
+    in: "header" as const,
+    required: true,
+    description,
+    schema: { type: "string" as const, maxLength },
+  }));
+  return Object.fromEntries(
+    webhookEventTypes.map((type) => [
+      type,
+      {
+        post: {
+          summary: type,
+          description: `${eventDescriptions[type]}\n\nA webhook of format \`discord\` receives Discord embeds instead of this body.`,
+          operationId: `webhook-${type}`,
+          tags: ["Webhooks"],
+          parameters: headers,
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } },
+          },
+          responses: {
+            "200": { description: "Any 2xx: delivered. 410 disables the webhook; anything else is retried." },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 /** One operation's line of the permission table. */

@@ -73,7 +73,7 @@ function tooManyRequests(after: string): Error {
 /**
  * Request rate limits (@fastify/rate-limit, fixed one-minute windows in this process): every request
  * per signed-in user, or per IP when anonymous; stricter limits on sign-in (per IP), on operations
- * that call the Steam Web API and on adding members, as each operation's meta declares. Past a
+ * that call the Steam Web API, on adding members and on creating and testing webhooks, as each operation's meta declares. Past a
  * limit: `429` with `Retry-After`, the `x-ratelimit-*` headers and the general error body. A limit
  * of 0 falls back to the general one, which is off at 0.
  */
@@ -98,6 +98,7 @@ export async function registerRateLimits(
     signIn: limits.signInPerMinute,
     workshop: limits.workshopPerMinute,
     memberAdd: limits.memberAddPerMinute,
+    webhook: limits.webhookPerMinute,
     none: 0,
   };
   // A group whose own limit is 0 spends the general budget.
@@ -110,7 +111,7 @@ export async function registerRateLimits(
     errorResponseBuilder: (_request, context) => tooManyRequests(context.after),
   });
   const checks = new Map<LimitGroup, ReturnType<FastifyInstance["createRateLimit"]>>();
-  for (const group of ["general", "signIn", "workshop", "memberAdd"] as const) {
+  for (const group of ["general", "signIn", "workshop", "memberAdd", "webhook"] as const) {
     if (maxOf(group) > 0) checks.set(group, app.createRateLimit(optionsOf(group)));
   }
 

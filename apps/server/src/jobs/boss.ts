@@ -13,7 +13,8 @@ export interface JobDefinition<Data extends object = object> {
   /** Queue one job (at most one waiting) every time the job runtime starts. */
   atStart?: boolean;
   work?: WorkOptions;
-  handle(jobs: Job<Data>[]): Promise<unknown>;
+  /** Works a batch; `queue` sends the jobs that follow from it (a delivery's retry, an event's deliveries). */
+  handle(jobs: Job<Data>[], queue: Pick<JobQueue, "send">): Promise<unknown>;
 }
 
 /** The job queue of the process: the services' port, implemented on pg-boss, and its lifecycle. */
@@ -42,10 +43,21 @@ function workOptions(work: WorkOptions = {}): WorkOptions {
   };
 }
 
+/** Sends a job through pg-boss, inside the given transaction when there is one. */
+function sender(boss: PgBoss): JobQueue["send"] {
+  return (queue, data, sendOptions) => {
+    const { db, ...rest } = sendOptions ?? {};
+    return boss.send(queue, data, db ? { ...rest, db: fromKysely(db) } : rest);
+  };
+}
+
 /** Registers the workers of each queue (on a started pg-boss). */
 export async function startWorkers(boss: PgBoss, definitions: JobDefinition[]): Promise<void> {
+  const queue = { send: sender(boss) };
   for (const definition of definitions) {
-    await boss.work(definition.queue, workOptions(definition.work), (jobs) => definition.handle(jobs as Job<object>[]));
+    await boss.work(definition.queue, workOptions(definition.work), (jobs) =>
+      definition.handle(jobs as Job<object>[], queue),
+    );
   }
 }
 
@@ -93,10 +105,7 @@ export async function startJobs(options: {
   let running = true;
   return {
     boss,
-    send(queue, data, sendOptions) {
-      const { db, ...rest } = sendOptions ?? {};
-      return boss.send(queue, data, db ? { ...rest, db: fromKysely(db) } : rest);
-    },
+    send: sender(boss),
     async stop({ graceful }) {
       if (!running) return;
       running = false;

@@ -5,7 +5,8 @@ import { exportFileName, renderServerFileWithReport } from "../server-file/rende
 import { loadEffectiveConfiguration, renderInputFor } from "../services/exports.js";
 import { checkConfiguration, headerLines } from "../services/modpack-check.js";
 import { createNotifications } from "../services/notifications.js";
-import { EXPORT_QUEUE } from "../services/ports.js";
+import { EXPORT_QUEUE, type JobQueue } from "../services/ports.js";
+import { publishExportFinished } from "../services/webhooks.js";
 import type { JobDefinition } from "./boss.js";
 
 export const EXPORT_DEAD_LETTER_QUEUE = `${EXPORT_QUEUE}.dead`;
@@ -44,7 +45,8 @@ async function failExport(db: Db, exportId: string, reason: string): Promise<boo
   });
 }
 
-async function runExport(db: Db, job: Job<ExportJobData>): Promise<object> {
+async function runExport(deps: { db: Db; jobs: Pick<JobQueue, "send"> }, job: Job<ExportJobData>): Promise<object> {
+  const { db } = deps;
   const { exportId } = job.data;
   // Claims the export; one that completed or failed (or was deleted with its modpack) is skipped,
   // so a retried or repeated job does the work at most once.
@@ -100,12 +102,16 @@ async function runExport(db: Db, job: Job<ExportJobData>): Promise<object> {
       ]);
       return true;
     });
+    if (completed) await publishExportFinished(deps, exportId);
     return { exportId, completed, mods: effective.mods.length, rejected };
   } catch (error) {
     // On the last attempt the requester hears of it now; pg-boss still records the failure (and
     // hands the job to the dead-letter queue, whose handler then finds the export already failed).
-    if (job.retryCount >= RETRY_LIMIT) {
-      await failExport(db, exportId, `generation failed after ${ATTEMPTS} attempts`);
+    if (
+      job.retryCount >= RETRY_LIMIT &&
+      (await failExport(db, exportId, `generation failed after ${ATTEMPTS} attempts`))
+    ) {
+      await publishExportFinished(deps, exportId);
     }
     throw error;
   }
@@ -127,11 +133,11 @@ export function exportJob(deps: { db: Db }): JobDefinition<ExportJobData> {
       localConcurrency: 3,
       perJobResults: true,
     },
-    async handle(jobs): Promise<JobResult[]> {
+    async handle(jobs, queue): Promise<JobResult[]> {
       const results: JobResult[] = [];
       for (const job of jobs) {
         try {
-          results.push({ id: job.id, status: "completed", output: await runExport(deps.db, job) });
+          results.push({ id: job.id, status: "completed", output: await runExport({ db: deps.db, jobs: queue }, job) });
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           results.push({ id: job.id, status: "failed", output: { message } });
@@ -150,10 +156,11 @@ export function exportDeadLetterJob(deps: { db: Db }): JobDefinition<ExportJobDa
   return {
     queue: EXPORT_DEAD_LETTER_QUEUE,
     options: { retryLimit: 5, retryDelay: 5, expireInSeconds: 60 },
-    async handle(jobs) {
+    async handle(jobs, queue) {
       const results = [];
       for (const { data } of jobs) {
         const failed = await failExport(deps.db, data.exportId, `generation did not finish after ${ATTEMPTS} attempts`);
+        if (failed) await publishExportFinished({ db: deps.db, jobs: queue }, data.exportId);
         results.push({ exportId: data.exportId, failed });
       }
       return results;

@@ -8,6 +8,7 @@ import { upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications } from "../services/notifications.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
 import { findRequirements } from "../services/requirements.js";
+import { publishImportFinished } from "../services/webhooks.js";
 import {
   type ExpansionBounds,
   type WorkshopClient,
@@ -115,8 +116,8 @@ async function finishFailed(
   importId: string,
   reason: string,
   progress?: { modsImported: number; failures: ImportFailure[] },
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("imports")
       .set({
@@ -133,7 +134,7 @@ async function finishFailed(
       .where("status", "in", ["pending", "running"])
       .returning(["modpackId", "requestedBy", "collectionId"])
       .executeTakeFirst();
-    if (!row) return;
+    if (!row) return false;
     await createNotifications(trx, [
       {
         userId: row.requestedBy,
@@ -143,11 +144,15 @@ async function finishFailed(
         metadata: { modpackId: row.modpackId, importId, collectionId: row.collectionId, error: reason },
       },
     ]);
+    return true;
   });
 }
 
-/** Runs one import from the collection to the links; every step is idempotent, so a retry after a crash is exact. */
-export async function runImport(deps: ImportDependencies, importId: string): Promise<void> {
+/**
+ * Runs one import from the collection to the links; every step is idempotent, so a retry after a
+ * crash is exact. Answers whether this run ended the import (completed or failed).
+ */
+export async function runImport(deps: ImportDependencies, importId: string): Promise<boolean> {
   const { db, workshop } = deps;
   const started = await db
     .updateTable("imports")
@@ -156,7 +161,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
     .where("status", "in", ["pending", "running"])
     .returning(["modpackId", "requestedBy", "collectionId"])
     .executeTakeFirst();
-  if (!started) return;
+  if (!started) return false;
   const { modpackId, requestedBy, collectionId } = started;
 
   const expansion = await orUnavailable(workshop.expandCollection(collectionId, deps.bounds));
@@ -167,8 +172,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
       too_many_items: `The collection holds more than ${deps.bounds.maxItems} items.`,
       too_deep: `The collection nests collections more than ${deps.bounds.maxDepth} levels deep.`,
     };
-    await finishFailed(db, importId, reasons[expansion === "unavailable" ? expansion : expansion.reason]);
-    return;
+    return finishFailed(db, importId, reasons[expansion === "unavailable" ? expansion : expansion.reason]);
   }
 
   const queue = expansion.itemIds;
@@ -193,8 +197,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
     }
     const refusal = await importRefusal(db, modpackId, requestedBy);
     if (refusal) {
-      await finishFailed(db, importId, `The import stopped: ${refusal}`, { modsImported: imported.size, failures });
-      return;
+      return finishFailed(db, importId, `The import stopped: ${refusal}`, { modsImported: imported.size, failures });
     }
     const results = await reads[index]!;
     if (results === "unavailable") {
@@ -229,7 +232,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
   failures.push(...requirements.failures);
   const total = queue.length + requirements.mods.length + requirements.failures.length;
 
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const finished = await trx
       .updateTable("imports")
       .set({
@@ -245,7 +248,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
       .where("status", "=", "running")
       .returning("id")
       .executeTakeFirst();
-    if (!finished) return;
+    if (!finished) return false;
     await trx.updateTable("modpacks").set({ updatedAt: sql<Date>`now()` }).where("id", "=", modpackId).execute();
     await createNotifications(trx, [
       {
@@ -266,6 +269,7 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
         },
       },
     ]);
+    return true;
   });
 }
 
@@ -283,8 +287,12 @@ export function importJob(deps: ImportDependencies): JobDefinition<ImportJobData
     // Jobs are grouped by requester: at most one import of a user runs at a time, on any instance,
     // so the other workers stay free for other users.
     work: { pollingIntervalSeconds: 1, localConcurrency: 3, groupConcurrency: 1, heartbeatRefreshSeconds: 3 },
-    async handle(jobs) {
-      for (const job of jobs) await runImport(deps, job.data.importId);
+    async handle(jobs, queue) {
+      for (const job of jobs) {
+        if (await runImport(deps, job.data.importId)) {
+          await publishImportFinished({ db: deps.db, jobs: queue }, job.data.importId);
+        }
+      }
     },
   };
 }
@@ -294,9 +302,11 @@ export function importDeadLetterJob(deps: { db: Db }): JobDefinition<ImportJobDa
   return {
     queue: IMPORT_DEAD_LETTER_QUEUE,
     options: { retryLimit: 5, retryDelay: 5 },
-    async handle(jobs) {
+    async handle(jobs, queue) {
       for (const job of jobs) {
-        await finishFailed(deps.db, job.data.importId, "The import stopped unexpectedly; start it again.");
+        if (await finishFailed(deps.db, job.data.importId, "The import stopped unexpectedly; start it again.")) {
+          await publishImportFinished({ db: deps.db, jobs: queue }, job.data.importId);
+        }
       }
     },
   };

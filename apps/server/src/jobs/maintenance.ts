@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { purgeDeliveries } from "../services/webhooks.js";
 import type { JobDefinition } from "./boss.js";
 
 export const SWEEP_SESSIONS_QUEUE = "maintenance.sweep-sessions";
@@ -30,11 +31,11 @@ export const PURGE_QUEUE = "maintenance.purge";
 /**
  * Deletes finished exports (their files included) and read notifications older than the configured
  * ages, every hour; an age of 0 keeps them. Pending and running exports and unread notifications stay.
- * Expired invitations are deleted too.
+ * Expired invitations are deleted too, and settled webhook delivery attempts past their age.
  */
 export function purgeJob(
   db: Db,
-  ages: { exportsAfterDays: number; readNotificationsAfterDays: number },
+  ages: { exportsAfterDays: number; readNotificationsAfterDays: number; webhookDeliveriesAfterDays: number },
 ): JobDefinition {
   const before = (days: number) => sql<Date>`now() - make_interval(days => ${days})`;
   return {
@@ -65,7 +66,9 @@ export function purgeJob(
         .where("expiresAt", "<=", sql<Date>`now()`)
         .executeTakeFirst();
       const invitationsDeleted = Number(invitations.numDeletedRows);
-      return { exportsDeleted, notificationsDeleted, invitationsDeleted };
+      const deliveriesDeleted =
+        ages.webhookDeliveriesAfterDays > 0 ? await purgeDeliveries(db, ages.webhookDeliveriesAfterDays) : 0;
+      return { exportsDeleted, notificationsDeleted, invitationsDeleted, deliveriesDeleted };
     },
   };
 }

@@ -1,45 +1,24 @@
-import { isDeepStrictEqual } from "node:util";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
 import { lockModsInOrder } from "../services/lock-order.js";
-import { notifyNewErrors } from "../services/modpack-check.js";
+import {
+  classifyChange,
+  type Holder,
+  loadHolders,
+  type ModChange,
+  type ModChangeKind,
+  publishModsUpdated,
+} from "../services/mod-changes.js";
+import { findNewErrors, type NewErrors, newErrorsText } from "../services/modpack-check.js";
 import { upsertWorkshopItems } from "../services/mods.js";
 import { createNotifications, type NewNotification } from "../services/notifications.js";
-import { buildModIdsOf } from "../services/pack-mods.js";
-import { MOD_UPDATE_QUEUE } from "../services/ports.js";
+import { type JobQueue, MOD_UPDATE_QUEUE } from "../services/ports.js";
 import type { WorkshopClient, WorkshopItem } from "../workshop/client.js";
-import { idsForBuild } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 
 /** Catalogue rows read, and workshop items asked for, at a time. */
 const PAGE_SIZE = 100;
-
-type ModChangeKind = "updated" | "breaking" | "requirements" | "removed";
-
-interface ModChange {
-  modId: string;
-  workshopId: string;
-  name: string;
-  change: ModChangeKind;
-}
-
-/** How a catalogue mod differs from its workshop item now: null when nothing worth telling changed. */
-function classifyChange(mod: ModRow, item: WorkshopItem): ModChangeKind | null {
-  const builds = buildModIdsOf(mod);
-  if (
-    !isDeepStrictEqual(mod.platformModIds, item.platformModIds) ||
-    !isDeepStrictEqual(mod.mapFolders, item.mapFolders) ||
-    (["41x", "42x"] as const).some((version) => !isDeepStrictEqual(builds[version], idsForBuild(item, version)))
-  ) {
-    return "breaking";
-  }
-  if (!isDeepStrictEqual(mod.requiredWorkshopIds.toSorted(), item.requiredWorkshopIds.toSorted())) {
-    return "requirements";
-  }
-  if (item.timeUpdated && (!mod.timeUpdated || item.timeUpdated > mod.timeUpdated)) return "updated";
-  return null;
-}
 
 const changeText: Record<ModChangeKind, string> = {
   updated: "has an update",
@@ -48,50 +27,59 @@ const changeText: Record<ModChangeKind, string> = {
   removed: "was removed from the workshop or is no longer available",
 };
 
-/** One notification per user: the changed mods in the user's active modpacks, and which modpacks hold them. */
-async function notifyModChanges(db: Db, changes: ModChange[]): Promise<number> {
-  if (changes.length === 0) return 0;
+/**
+ * One notification per user for the whole run: the changed mods in the user's active modpacks and
+ * which modpacks hold them, with the new problems the run caused in the modpacks the user edits
+ * folded in.
+ */
+async function notifyModChanges(db: Db, changes: ModChange[], holders: Holder[], newErrors: NewErrors[]) {
   const byMod = new Map(changes.map((change) => [change.modId, change]));
-  const holders = await db
-    .selectFrom("modpackMods")
-    .innerJoin("modpacks", "modpacks.id", "modpackMods.modpackId")
-    .select(["modpackMods.modId", "modpacks.id as modpackId", "modpacks.name as modpackName", "modpacks.ownerId"])
-    .select((eb) =>
-      eb
-        .selectFrom("modpackMembers")
-        .select(sql<string[]>`coalesce(array_agg(modpack_members.user_id), '{}')`.as("members"))
-        .whereRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .where("modpackMembers.isActive", "=", true)
-        .as("memberIds"),
-    )
-    .where("modpackMods.modId", "in", [...byMod.keys()])
-    .where("modpackMods.isActive", "=", true)
-    .where("modpacks.isActive", "=", true)
-    .execute();
-
-  const perUser = new Map<string, { mods: Map<string, ModChange>; modpacks: Map<string, string> }>();
+  interface UserEntry {
+    mods: Map<string, ModChange>;
+    modpacks: Map<string, string>;
+    problems: NewErrors[];
+  }
+  const perUser = new Map<string, UserEntry>();
+  const entryOf = (userId: string): UserEntry => {
+    const entry = perUser.get(userId) ?? { mods: new Map(), modpacks: new Map(), problems: [] };
+    perUser.set(userId, entry);
+    return entry;
+  };
   for (const holder of holders) {
     const change = byMod.get(holder.modId)!;
-    for (const userId of [holder.ownerId, ...(holder.memberIds ?? [])]) {
-      const entry = perUser.get(userId) ?? { mods: new Map(), modpacks: new Map() };
+    for (const userId of [holder.ownerId, ...holder.memberIds]) {
+      const entry = entryOf(userId);
       entry.mods.set(change.modId, change);
       entry.modpacks.set(holder.modpackId, holder.modpackName);
-      perUser.set(userId, entry);
     }
+  }
+  for (const errors of newErrors) {
+    for (const userId of new Set([errors.ownerId, ...errors.editorIds])) entryOf(userId).problems.push(errors);
   }
 
   const notifications = [...perUser].map(([userId, entry]): NewNotification => {
     const mods = [...entry.mods.values()];
+    const problemCount = entry.problems.reduce((sum, errors) => sum + errors.findings.length, 0);
     const serious = mods.some((mod) => mod.change !== "updated");
     const lines = mods.map((mod) => `"${mod.name}" ${changeText[mod.change]}`);
+    const problems = entry.problems.map((errors) => `In "${errors.name}": ${newErrorsText(errors)}`);
+    const title =
+      mods.length === 0
+        ? `${problemCount === 1 ? "A new problem" : `${problemCount} new problems`} in your modpacks`
+        : `${mods.length === 1 ? "A mod" : `${mods.length} mods`} in your modpacks changed${problemCount > 0 ? ` (${problemCount === 1 ? "a new problem" : `${problemCount} new problems`})` : ""}`;
+    const changed =
+      mods.length > 0
+        ? `${lines.join("; ")}. Affected modpacks: ${[...entry.modpacks.values()].map((name) => `"${name}"`).join(", ")}.`
+        : "";
     return {
       userId,
-      title: mods.length === 1 ? "A mod in your modpacks changed" : `${mods.length} mods in your modpacks changed`,
-      content: `${lines.join("; ")}. Affected modpacks: ${[...entry.modpacks.values()].map((name) => `"${name}"`).join(", ")}.`,
-      type: serious ? "warning" : "info",
+      title,
+      content: [changed, ...problems].filter((part) => part.length > 0).join(" "),
+      type: problemCount > 0 ? "error" : serious ? "warning" : "info",
       metadata: {
         mods,
         modpacks: [...entry.modpacks].map(([id, name]) => ({ id, name })),
+        problems: entry.problems.map((errors) => ({ modpackId: errors.modpackId, findings: errors.findings })),
       },
     };
   });
@@ -100,7 +88,7 @@ async function notifyModChanges(db: Db, changes: ModChange[]): Promise<number> {
 }
 
 /** Re-reads every catalogue mod from the workshop in batches, records the changes, and notifies who is affected. */
-export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }) {
+export async function runModUpdate(deps: ModUpdateDependencies) {
   const { db, workshop } = deps;
   const changes: ModChange[] = [];
   const before: ModRow[] = [];
@@ -124,14 +112,26 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }) {
       if (result.ok) {
         const change = classifyChange(mod, result.item);
         if (change) {
-          changes.push({ modId: mod.id, workshopId: mod.workshopId, name: result.item.title, change });
+          changes.push({
+            modId: mod.id,
+            workshopId: mod.workshopId,
+            name: result.item.title,
+            change,
+            timeUpdated: result.item.timeUpdated?.toISOString() ?? null,
+          });
           before.push(mod);
         }
         if (change || !mod.isActive) refreshed.push(result.item);
       } else if (mod.isActive) {
         removed.push(mod.id);
         before.push(mod);
-        changes.push({ modId: mod.id, workshopId: mod.workshopId, name: mod.name, change: "removed" });
+        changes.push({
+          modId: mod.id,
+          workshopId: mod.workshopId,
+          name: mod.name,
+          change: "removed",
+          timeUpdated: mod.timeUpdated?.toISOString() ?? null,
+        });
       }
     }
     await upsertWorkshopItems(db, refreshed);
@@ -144,19 +144,34 @@ export async function runModUpdate(deps: { db: Db; workshop: WorkshopClient }) {
     }
     checked += page.length;
   }
-  const notified = (await notifyModChanges(db, changes)) + (await notifyNewErrors(db, before));
-  return { checked, changes, notified };
+  const holders = await loadHolders(db, changes);
+  const newErrors = await findNewErrors(db, before);
+  const notified = await notifyModChanges(db, changes, holders, newErrors);
+  const delivered = await publishModsUpdated(deps, changes, holders, newErrors);
+  return { checked, changes, notified, delivered };
 }
 
-export function modUpdateJob(deps: { db: Db; workshop: WorkshopClient }): JobDefinition {
+export interface ModUpdateDependencies {
+  db: Db;
+  workshop: WorkshopClient;
+  /** Queues the webhook deliveries of the run's events. */
+  jobs: Pick<JobQueue, "send">;
+}
+
+export function modUpdateJob(deps: Omit<ModUpdateDependencies, "jobs">): JobDefinition {
   return {
     queue: MOD_UPDATE_QUEUE,
     options: { policy: "stately", retryLimit: 2, retryDelay: 60, expireInSeconds: 3600, heartbeatSeconds: 30 },
     schedule: { cron: "0 4 * * *" },
     work: { heartbeatRefreshSeconds: 10 },
-    async handle() {
-      const result = await runModUpdate(deps);
-      return { checked: result.checked, changed: result.changes.length, notified: result.notified };
+    async handle(_jobs, queue) {
+      const result = await runModUpdate({ ...deps, jobs: queue });
+      return {
+        checked: result.checked,
+        changed: result.changes.length,
+        notified: result.notified,
+        delivered: result.delivered,
+      };
     },
   };
 }

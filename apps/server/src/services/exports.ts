@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import {
   type Caller,
   conflict,
@@ -23,6 +24,7 @@ import {
 import type { JobQueue } from "./ports.js";
 import { EXPORT_QUEUE } from "./ports.js";
 import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
+import { recordModpackChanges } from "./webhooks.js";
 
 export interface ExportsDependencies {
   db: Db;
@@ -32,6 +34,8 @@ export interface ExportsDependencies {
   downloadUrl: (exportId: string) => string;
   /** How many server files one user may have pending or running (0: no bound). */
   maxPendingPerUser: number;
+  /** How long after a modpack's first change its `modpack.changed` event is sent. */
+  changedWindowSeconds: number;
 }
 
 /** A server file takes well under a second to render: a refused caller may try again soon. */
@@ -233,6 +237,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
         if (stranger !== undefined) throw unprocessable(`"${stranger}" is not an in-game id of mod ${id}`);
       }
       const saved = { modsOrder: input.modsOrder, modConfig: input.modConfig };
+      const before = (await loadEffectiveConfiguration(db, modpack.id)).configuration;
       await db
         .insertInto("exportConfigurations")
         .values({
@@ -251,7 +256,13 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
           })),
         )
         .execute();
-      return applyConfiguration(active, saved).configuration;
+      const after = applyConfiguration(active, saved).configuration;
+      if (!isDeepStrictEqual(before, after)) {
+        await recordModpackChanges({ db, jobs, windowSeconds: deps.changedWindowSeconds }, modpack.id, [
+          { kind: "load-order", modId: null, byUserId: caller.userId },
+        ]);
+      }
+      return after;
     },
 
     async request(caller, modpack, { version }) {

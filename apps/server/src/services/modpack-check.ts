@@ -357,14 +357,24 @@ const MESSAGES_PER_NOTIFICATION = 5;
 /** Modpacks whose mods are loaded at once when a change is checked. */
 const MODPACKS_PER_BATCH = 200;
 
+/** The errors a change of catalogue rows introduced in one active modpack, and who edits it. */
+export interface NewErrors {
+  modpackId: string;
+  name: string;
+  ownerId: string;
+  /** Members who may change the modpack (not readers). */
+  editorIds: string[];
+  findings: CheckFinding[];
+}
+
 /**
- * After catalogue rows changed (a refresh or the update job), tells the owner and editing members
- * of each active modpack holding one of them about the errors the change introduced: the check
- * with the rows as they were against the check as they are now, so a run that changes nothing
- * tells nobody anything. Two statements per 200 modpacks, plus two.
+ * After catalogue rows changed (a refresh or the update job), the errors the change introduced in
+ * each active modpack holding one of them: the check with the rows as they were against the check
+ * as they are now, so a run that changes nothing finds nothing. Two statements per 200 modpacks,
+ * plus one.
  */
-export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number> {
-  if (before.length === 0) return 0;
+export async function findNewErrors(db: Db, before: ModRow[]): Promise<NewErrors[]> {
+  if (before.length === 0) return [];
   const beforeById = new Map(before.map((row) => [row.id, row]));
   const modpacks = await db
     .selectFrom("modpacks")
@@ -392,7 +402,7 @@ export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number>
       ),
     )
     .execute();
-  const notifications: NewNotification[] = [];
+  const found: NewErrors[] = [];
   for (let start = 0; start < modpacks.length; start += MODPACKS_PER_BATCH) {
     const batch = modpacks.slice(start, start + MODPACKS_PER_BATCH);
     const loaded = await loadModpackMods(
@@ -415,33 +425,46 @@ export async function notifyNewErrors(db: Db, before: ModRow[]): Promise<number>
       );
       const introduced = [...now].filter(([key]) => !then.has(key)).map(([, finding]) => finding);
       if (introduced.length === 0) continue;
-      const shown = introduced.slice(0, MESSAGES_PER_NOTIFICATION).map((finding) => finding.message);
-      const more = introduced.length - shown.length;
-      for (const userId of new Set([modpack.ownerId, ...(modpack.editorIds ?? [])])) {
-        notifications.push({
-          userId,
-          title:
-            introduced.length === 1
-              ? `A new problem in "${modpack.name}"`
-              : `${introduced.length} new problems in "${modpack.name}"`,
-          content: `${shown.join(" ")}${more > 0 ? ` And ${more} more: see GET /modpacks/${modpack.id}/check.` : ""}`,
-          type: "error",
-          metadata: { modpackId: modpack.id, findings: introduced },
-        });
-      }
+      found.push({
+        modpackId: modpack.id,
+        name: modpack.name,
+        ownerId: modpack.ownerId,
+        editorIds: modpack.editorIds ?? [],
+        findings: introduced,
+      });
+    }
+  }
+  return found;
+}
+
+/** The few messages a notification shows of a modpack's new errors, and where to read the rest. */
+export function newErrorsText(errors: NewErrors): string {
+  const shown = errors.findings.slice(0, MESSAGES_PER_NOTIFICATION).map((finding) => finding.message);
+  const more = errors.findings.length - shown.length;
+  return `${shown.join(" ")}${more > 0 ? ` And ${more} more: see GET /modpacks/${errors.modpackId}/check.` : ""}`;
+}
+
+/** Tells the owner and editing members of each modpack about the errors a change introduced in it. */
+export async function notifyNewErrors(db: Db, found: NewErrors[]): Promise<number> {
+  const notifications: NewNotification[] = [];
+  for (const errors of found) {
+    for (const userId of new Set([errors.ownerId, ...errors.editorIds])) {
+      notifications.push({
+        userId,
+        title:
+          errors.findings.length === 1
+            ? `A new problem in "${errors.name}"`
+            : `${errors.findings.length} new problems in "${errors.name}"`,
+        content: newErrorsText(errors),
+        type: "error",
+        metadata: { modpackId: errors.modpackId, findings: errors.findings },
+      });
     }
   }
   await createNotifications(db, notifications);
   return notifications.length;
 }
 
-/**
- * Checks computed at once in one process, and checks that may wait for them. A check of a large
- * modpack is CPU work on the one JavaScript thread and holds the modpack's mods in memory until it
- * answers, so computing more at once adds no throughput, only memory and collector work, and makes
- * every check in progress wait longer for the thread. Past the waiting bound a check answers 503
- * with `Retry-After` instead of queueing.
- */
 export const CHECKS_AT_ONCE = 2;
 export const CHECKS_WAITING = 256;
 

@@ -7,7 +7,9 @@ import { inLockOrder } from "./lock-order.js";
 import { changeModpack } from "./modpacks.js";
 import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
 import { type AnySelect, listPage } from "./paging.js";
+import type { JobQueue } from "./ports.js";
 import { findRequirements } from "./requirements.js";
+import { type ModpackChange, recordModpackChanges } from "./webhooks.js";
 
 const sortColumns = {
   createdAt: "link.addedAt",
@@ -58,8 +60,19 @@ export async function linkMods(db: Db, modpackId: string, mods: Pick<ModRow, "id
  * The mods of one modpack. The `ModpackAccess` each method gets has already passed the
  * procedure's resource rule (read, add-mod, remove-mod), so nothing here checks access again.
  */
-export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): Services["modpackMods"] {
+export interface ModpackModsDependencies {
+  db: Db;
+  workshop: WorkshopClient;
+  /** Queues the `modpack.changed` event of a change window. */
+  jobs: Pick<JobQueue, "send">;
+  /** How long after a modpack's first change its `modpack.changed` event is sent. */
+  changedWindowSeconds: number;
+}
+
+export function modpackModsService(deps: ModpackModsDependencies): Services["modpackMods"] {
   const { db, workshop } = deps;
+  const recordChanges = (trx: Db, modpackId: string, changes: ModpackChange[]) =>
+    recordModpackChanges({ db: trx, jobs: deps.jobs, windowSeconds: deps.changedWindowSeconds }, modpackId, changes);
 
   return {
     async list(modpack, input) {
@@ -136,6 +149,11 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
           .map((link) => ({ ...toLink(link), workshopId: workshopIdOf.get(link.modId) ?? "" }));
         const added = linked.find((link) => link.modId === mod.id);
         if (linked.length > 0) await changeModpack(trx, modpack.id);
+        await recordChanges(
+          trx,
+          modpack.id,
+          linked.map((link) => ({ kind: "mod-added", modId: link.modId, byUserId: caller.userId })),
+        );
         if (added) return { ...toLink(added), created: true, dependenciesAdded };
         const existing = await trx
           .selectFrom("modpackMods")
@@ -147,7 +165,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
       });
     },
 
-    async remove(modpack, { modId, force }) {
+    async remove(caller, modpack, { modId, force }) {
       return db.transaction().execute(async (trx) => {
         const removed = await trx
           .updateTable("modpackMods")
@@ -180,6 +198,7 @@ export function modpackModsService(deps: { db: Db; workshop: WorkshopClient }): 
           }
         }
         await changeModpack(trx, modpack.id);
+        await recordChanges(trx, modpack.id, [{ kind: "mod-removed", modId, byUserId: caller.userId }]);
         return { message: "Mod removed from the modpack" };
       });
     },

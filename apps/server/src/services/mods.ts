@@ -5,7 +5,8 @@ import type { ModRow } from "../db/schema.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
 import { inLockOrder } from "./lock-order.js";
-import { notifyNewErrors } from "./modpack-check.js";
+import { classifyChange, loadHolders, type ModChange, type ModChangeKind, publishModsUpdated } from "./mod-changes.js";
+import { findNewErrors, notifyNewErrors } from "./modpack-check.js";
 import { readableBy } from "./modpacks.js";
 import { buildModIdsOf } from "./pack-mods.js";
 import { type AnySelect, listPage, rowsByIds, searchTextCondition } from "./paging.js";
@@ -15,6 +16,16 @@ import { inFlightCounter } from "./user-limits.js";
 
 const HTTP_URL = /^https?:\/\//i;
 const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
+
+function changeOf(mod: ModRow, change: ModChangeKind): ModChange {
+  return {
+    modId: mod.id,
+    workshopId: mod.workshopId,
+    name: mod.name,
+    change,
+    timeUpdated: mod.timeUpdated?.toISOString() ?? null,
+  };
+}
 
 export function toMod(row: ModRow): Mod {
   return {
@@ -346,9 +357,16 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         const current = await loadMod(id);
         const result = await fetchItem(workshop, current.workshopId);
         let row: ModRow | undefined;
+        let change: ModChange | null = null;
         if (result.ok) {
+          const kind = classifyChange(current, result.item);
+          if (kind) {
+            const timeUpdated = result.item.timeUpdated?.toISOString() ?? null;
+            change = { ...changeOf(current, kind), name: result.item.title, timeUpdated };
+          }
           [row] = await upsertWorkshopItems(db, [result.item]);
         } else {
+          if (current.isActive) change = changeOf(current, "removed");
           // Gone from the workshop (removed, banned, or no longer a Project Zomboid item): keep it, inactive.
           row = await db
             .updateTable("mods")
@@ -358,7 +376,10 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
             .executeTakeFirst();
           if (!row) throw notFound("Mod not found");
         }
-        await notifyNewErrors(db, [current]);
+        const newErrors = await findNewErrors(db, [current]);
+        await notifyNewErrors(db, newErrors);
+        // A refresh that found a change is a run of its own: one `mods.updated` per modpack holding the mod.
+        if (change) await publishModsUpdated({ db, jobs }, [change], await loadHolders(db, [change]), newErrors);
         return toMod(row ?? current);
       });
     },

@@ -5,6 +5,8 @@ import type { Db } from "../db/database.js";
 export const IMPORT_QUEUE = "modpack.import";
 export const EXPORT_QUEUE = "modpack.export";
 export const MOD_UPDATE_QUEUE = "mods.update";
+export const WEBHOOK_DELIVERY_QUEUE = "webhooks.deliver";
+export const MODPACK_CHANGED_QUEUE = "webhooks.modpack-changed";
 
 export interface SendJobOptions {
   /** A transaction: the job is inserted through it, so it exists only if the transaction commits. */
@@ -15,6 +17,8 @@ export interface SendJobOptions {
   singletonKey?: string;
   /** Jobs of one group run one at a time. */
   group?: { id: string };
+  /** Not before this moment. */
+  startAfter?: Date;
 }
 
 /** One queue's jobs by state, as the admin statistics show them. */

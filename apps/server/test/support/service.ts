@@ -2,8 +2,14 @@ import type { Services } from "@modpack/contract";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Environment, loadConfig } from "../../src/config.js";
 import { type Runtime, startRuntime } from "../../src/runtime.js";
+import type { ResolveHost } from "../../src/webhooks/targets.js";
 import { type Answer, recordAnswers, undeclaredAnswers } from "./answers.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
+
+/** Tests never resolve a name through the system: a webhook host they did not map is unknown. */
+const noResolution: ResolveHost = async (hostname) => {
+  throw new Error(`${hostname}: not resolved in tests`);
+};
 
 export interface TestService {
   runtime: Runtime;
@@ -27,6 +33,8 @@ export interface TestServiceOptions {
   logger?: FastifyBaseLogger;
   /** `api` serves HTTP without working jobs, so nothing changes rows behind a request's back. */
   role?: "api" | "all";
+  /** How webhook targets' names resolve; by default every name fails to resolve, so no test reaches a public name. */
+  resolveHost?: ResolveHost;
 }
 
 /** Starts the whole service (database, migrations, jobs, HTTP app) on this file's own database. */
@@ -44,6 +52,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     clock: options.clock,
     ...(options.role ? { role: options.role } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    resolveHost: options.resolveHost ?? noResolution,
   });
   if (!runtime.app) throw new Error("the test service has no HTTP app");
   const answers = recordAnswers(runtime.app);

@@ -17,7 +17,7 @@ export const modpackModPorts = resource("modpackMods", {
   /** Answers `created: false` with the existing link when the mod was already in the modpack. */
   add: { caller: true, modpack: true, input: addModpackModInput, output: modpackModLinkSchema },
   /** 409 when other active mods of the modpack require it, unless `force`. */
-  remove: { modpack: true, input: removeModpackModInput, output: messageSchema },
+  remove: { caller: true, modpack: true, input: removeModpackModInput, output: messageSchema },
 });
 const service = modpackModPorts.of;
 
@@ -86,5 +86,5 @@ export const modpackModsRouter = router({
     )
     .input(removeModpackModInput)
     .output(messageSchema)
-    .mutation(({ ctx, input }) => service(ctx).remove(ctx.modpack, input)),
+    .mutation(({ ctx, input }) => service(ctx).remove(ctx.caller, ctx.modpack, input)),
 });

@@ -22,10 +22,11 @@ export const checkFindingSchema = z
         "`missing-requirement` (error): a mod needs a workshop item that is not active in the modpack. `requirement-order` (warning): the load order puts a mod before something it requires. `requirement-cycle` (warning): mods require each other. `id-clash` (error): the same in-game id is selected in two mods. `no-ids` (error): a mod has no usable in-game id for this version. `unavailable` (error): removed, private or delisted on the workshop, as the last refresh saw it. `wrong-build` (warning): the mod's workshop tags name game builds, not this one. `nothing-selected` (info): every in-game id deselected, so the mod is left out.",
     }),
     severity: z.enum(checkSeverities),
-    message: z.string().meta({ description: "What is wrong and what to do, in words" }),
+    // Words around at most two mod names (255 characters each) and their ids.
+    message: z.string().max(2000).meta({ description: "What is wrong and what to do, in words" }),
     modId: uuid.optional().meta({ description: "The mod the finding is about" }),
     workshopId: workshopIdSchema.optional().meta({ description: "That mod's workshop id" }),
-    platformModId: z.string().optional().meta({ description: "The in-game id concerned (`id-clash`)" }),
+    platformModId: z.string().max(1000).optional().meta({ description: "The in-game id concerned (`id-clash`)" }),
     requiredWorkshopId: workshopIdSchema
       .optional()
       .meta({ description: "The required workshop item (`missing-requirement`, `requirement-order`)" }),

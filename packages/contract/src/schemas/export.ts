@@ -74,9 +74,10 @@ export const exportStatusSchema = z
     modpackId: uuid,
     version: z.enum(gameVersions),
     status: z.enum(jobStatuses),
-    fileName: z.string().nullable(),
+    // `<the name as a slug>-<version>.ini`, the name at most 50 characters.
+    fileName: z.string().max(100).nullable(),
     downloadUrl: z.string().nullable().meta({ description: "Where to download the file, once completed" }),
-    error: z.string().nullable(),
+    error: z.string().max(200).nullable(),
     findings: z.array(checkFindingSchema).meta({
       description:
         "The modpack check's errors and warnings for this version when the file was generated (as listed in the file's header); empty until then",

@@ -23,6 +23,18 @@ export const importStartedSchema = z
     example: { message: "Import started", status: "pending", importId: "0193b1c4-5f7e-7a1b-9c2d-3e4f5a6b7c8d" },
   });
 
+/** Why an item of a collection was not imported, or (`ids_rejected`) was imported with values left out. */
+export const importFailureReasons = [
+  "missing",
+  "wrong_game",
+  "collection",
+  "banned",
+  "unavailable",
+  "unstorable",
+  "ids_rejected",
+] as const;
+export type ImportFailureReason = (typeof importFailureReasons)[number];
+
 export const importStatusSchema = z
   .object({
     importId: uuid,
@@ -38,7 +50,7 @@ export const importStatusSchema = z
       .array(
         z.object({
           workshopId: workshopIdSchema,
-          reason: z.string().meta({
+          reason: z.enum(importFailureReasons).meta({
             description:
               "`missing`, `wrong_game`, `collection`, `banned`, `unavailable` or `unstorable` (the item could not be imported); `ids_rejected` (the item was imported with its usable in-game ids, `detail` names the values left out)",
           }),

@@ -72,7 +72,7 @@ export const modpackSummarySchema = z
 export const modpackSchema = modpackSummarySchema
   .extend({
     members: z.array(memberSchema),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string().max(100), z.unknown()),
   })
   .meta({
     id: "Modpack",

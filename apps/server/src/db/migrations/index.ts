@@ -11,6 +11,8 @@ import * as m0010 from "./0010_planner_costs.js";
 import * as m0011 from "./0011_link_sort_keys.js";
 import * as m0012 from "./0012_search_text.js";
 import * as m0013 from "./0013_token_scopes.js";
+import * as m0014 from "./0014_webhooks.js";
+import * as m0015 from "./0015_modpack_changes.js";
 
 /**
  * A migration runs in a transaction of its own unless it exports `transactional = false`: one that
@@ -33,4 +35,6 @@ export const migrations: Record<string, NumberedMigration> = {
   "0011_link_sort_keys": m0011,
   "0012_search_text": m0012,
   "0013_token_scopes": m0013,
+  "0014_webhooks": m0014,
+  "0015_modpack_changes": m0015,
 };

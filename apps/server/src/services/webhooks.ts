@@ -1,0 +1,611 @@
+import { randomUUID } from "node:crypto";
+import {
+  conflict,
+  MAX_WEBHOOKS_PER_MODPACK,
+  type ModpackAccess,
+  notFound,
+  type Services,
+  unprocessable,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookEvent,
+  webhookEventTypes,
+} from "@modpack/contract";
+import { sql } from "kysely";
+import type { Db } from "../db/database.js";
+import { renderEvent } from "../webhooks/render.js";
+import { newWebhookSecret, openSecret, sealSecret } from "../webhooks/secrets.js";
+import { isDiscordWebhook, maskUrl, refuseTarget, type TargetRules } from "../webhooks/targets.js";
+import { notify } from "./notifications.js";
+import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
+
+/** How long a rotated-out secret keeps signing beside the new one. */
+const PREVIOUS_SECRET_HOURS = 24;
+/** Entries the delivery log answers. */
+const LOG_LENGTH = 100;
+
+export interface WebhookSettings {
+  /** Encrypts secrets at rest. */
+  secretKey: Buffer;
+  targets: TargetRules;
+  /** Retry delays in seconds, after the first attempt, the second, ... */
+  retrySchedule: number[];
+  /** A webhook whose deliveries have all failed for this long is disabled. */
+  disableAfterSeconds: number;
+}
+
+export interface WebhookDependencies {
+  db: Db;
+  jobs: Pick<JobQueue, "send">;
+  settings: WebhookSettings;
+}
+
+const columns = ["id", "modpackId", "url", "events", "format", "description", "isActive", "createdAt"] as const;
+
+function toWebhook(row: {
+  id: string;
+  modpackId: string;
+  url: string;
+  events: Webhook["events"];
+  format: Webhook["format"];
+  description: string | null;
+  isActive: boolean;
+  createdAt: Date;
+}): Webhook {
+  return { ...row, url: maskUrl(row.url), createdAt: row.createdAt.toISOString() };
+}
+
+async function loadWebhook(db: Db, modpackId: string, webhookId: string) {
+  const row = await db
+    .selectFrom("webhooks")
+    .select(columns)
+    .where("id", "=", webhookId)
+    .where("modpackId", "=", modpackId)
+    .executeTakeFirst();
+  if (!row) throw notFound("Webhook not found");
+  return row;
+}
+
+async function checkTarget(settings: WebhookSettings, url: string): Promise<void> {
+  const refusal = await refuseTarget(url, settings.targets);
+  if (refusal) throw unprocessable(refusal);
+}
+
+/** A unique violation of one modpack's URLs: the same URL twice. */
+function isDuplicateUrl(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === "23505";
+}
+
+/** Marks a webhook's pending deliveries cancelled: their queued jobs then send nothing. */
+function cancelPending(db: Db, webhookId: string, reason: string) {
+  return db
+    .updateTable("webhookDeliveries")
+    .set({ status: "failed", error: `Cancelled: ${reason}` })
+    .where("webhookId", "=", webhookId)
+    .where("status", "=", "pending")
+    .execute();
+}
+
+interface Target {
+  id: string;
+  format: Webhook["format"];
+}
+
+/**
+ * Queues one event to each given webhook: a pending first attempt in the log and its delivery job,
+ * in one transaction, so a job exists only for a logged attempt. Answers the attempts' ids.
+ */
+async function queueDeliveries(
+  deps: Pick<WebhookDependencies, "db" | "jobs">,
+  targets: Target[],
+  event: WebhookEvent,
+): Promise<string[]> {
+  if (targets.length === 0) return [];
+  const eventId = `msg_${randomUUID()}`;
+  return deps.db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .insertInto("webhookDeliveries")
+      .values(
+        targets.map((target) => ({
+          webhookId: target.id,
+          eventId,
+          eventType: event.type,
+          body: renderEvent(target.format, event),
+          attempt: 1,
+        })),
+      )
+      .returning(["id", "webhookId"])
+      .execute();
+    for (const row of rows) {
+      await deps.jobs.send(WEBHOOK_DELIVERY_QUEUE, { deliveryId: row.id }, { db: trx, group: { id: row.webhookId } });
+    }
+    return rows.map((row) => row.id);
+  });
+}
+
+/**
+ * Sends an event of a modpack to every active webhook of it that subscribes to the event's type;
+ * nothing while the modpack is archived. Answers how many deliveries were queued.
+ */
+export async function publishEvent(
+  deps: Pick<WebhookDependencies, "db" | "jobs">,
+  modpackId: string,
+  event: WebhookEvent,
+): Promise<number> {
+  const targets = await deps.db
+    .selectFrom("webhooks")
+    .innerJoin("modpacks", "modpacks.id", "webhooks.modpackId")
+    .select(["webhooks.id", "webhooks.format"])
+    .where("webhooks.modpackId", "=", modpackId)
+    .where("webhooks.isActive", "=", true)
+    .where("modpacks.isActive", "=", true)
+    .where(sql<boolean>`${event.type} = any(webhooks.events)`)
+    .execute();
+  return (await queueDeliveries(deps, targets, event)).length;
+}
+
+/** One delivery attempt as the worker needs it: the body, the target and the secrets that sign it. */
+export interface DueDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  attempt: number;
+  body: string;
+  url: string;
+  /** The current secret first, then the rotated-out one while it still signs. */
+  secrets: string[];
+}
+
+/**
+ * The pending attempt to send now, or null when there is nothing to send: already settled or
+ * cancelled, or its webhook disabled, deleted, or on an archived modpack (then the attempt is
+ * marked cancelled). One short read: no connection is held while the attempt is sent.
+ */
+export async function dueDelivery(deps: WebhookDependencies, deliveryId: string): Promise<DueDelivery | null> {
+  const row = await deps.db
+    .selectFrom("webhookDeliveries as d")
+    .innerJoin("webhooks as w", "w.id", "d.webhookId")
+    .innerJoin("modpacks as m", "m.id", "w.modpackId")
+    .select(["d.id", "d.webhookId", "d.eventId", "d.attempt", "d.body", "d.status", "w.url", "w.secret"])
+    .select(["w.previousSecret", "w.previousSecretExpiresAt", "w.isActive", "m.isActive as modpackActive"])
+    .where("d.id", "=", deliveryId)
+    .executeTakeFirst();
+  if (row?.status !== "pending") return null;
+  if (!row.isActive || !row.modpackActive) {
+    await deps.db
+      .updateTable("webhookDeliveries")
+      .set({
+        status: "failed",
+        error: `Cancelled: ${row.isActive ? "the modpack is archived" : "the webhook is disabled"}`,
+      })
+      .where("id", "=", row.id)
+      .where("status", "=", "pending")
+      .execute();
+    return null;
+  }
+  const secrets = [openSecret(deps.settings.secretKey, row.secret)];
+  if (row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt.getTime() > Date.now()) {
+    secrets.push(openSecret(deps.settings.secretKey, row.previousSecret));
+  }
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    eventId: row.eventId,
+    attempt: row.attempt,
+    body: row.body,
+    url: row.url,
+    secrets,
+  };
+}
+
+export interface AttemptResult {
+  status: number | null;
+  retryAfterSeconds: number | null;
+  detail: string | null;
+  durationMs: number;
+}
+
+/** Statuses whose `Retry-After` is honoured. */
+const RETRY_AFTER_STATUSES = new Set([429, 502, 504]);
+/** The longest a `Retry-After` may push a retry out. */
+const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
+
+/** A retry's delay with up to a tenth added at random, so that many failed receivers are not retried in step. */
+function withJitter(seconds: number): number {
+  return seconds * (1 + Math.random() * 0.1);
+}
+
+/**
+ * Records what an attempt got and decides what follows: a 2xx succeeds; a 410 disables the
+ * webhook; any other failure queues the next attempt of the schedule (later if the receiver's
+ * `Retry-After` says so), unless the webhook has failed for `disableAfterSeconds`, which disables it
+ * and warns its owner.
+ */
+export async function recordAttempt(
+  deps: WebhookDependencies,
+  delivery: DueDelivery,
+  result: AttemptResult,
+): Promise<void> {
+  const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
+  const { settings } = deps;
+  await deps.db.transaction().execute(async (trx) => {
+    const settled = await trx
+      .updateTable("webhookDeliveries")
+      .set({
+        status: succeeded ? "succeeded" : "failed",
+        responseStatus: result.status,
+        error: succeeded ? null : (result.detail ?? `HTTP ${result.status}`),
+        durationMs: result.durationMs,
+      })
+      .where("id", "=", delivery.id)
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    // Cancelled while it was being sent: the webhook was disabled or deleted meanwhile.
+    if (Number(settled.numUpdatedRows) === 0) return;
+    if (succeeded) {
+      await trx.updateTable("webhooks").set({ failingSince: null }).where("id", "=", delivery.webhookId).execute();
+      return;
+    }
+    const webhook = await trx
+      .updateTable("webhooks")
+      .set({ failingSince: sql<Date>`coalesce(failing_since, now())` })
+      .where("id", "=", delivery.webhookId)
+      .returning(["id", "modpackId", "url", "isActive"])
+      .returning(sql<number>`extract(epoch from now() - failing_since)`.as("failingForSeconds"))
+      .executeTakeFirst();
+    if (!webhook?.isActive) return;
+    if (result.status === 410) {
+      await disable(trx, webhook.id, "the receiver answered 410 Gone");
+      return;
+    }
+    if (Number(webhook.failingForSeconds) >= settings.disableAfterSeconds) {
+      await disable(trx, webhook.id, "its deliveries failed for too long");
+      const modpack = await trx
+        .selectFrom("modpacks")
+        .select(["ownerId", "name"])
+        .where("id", "=", webhook.modpackId)
+        .executeTakeFirstOrThrow();
+      await notify(trx, {
+        userId: modpack.ownerId,
+        title: "A webhook was disabled",
+        content: `The webhook ${maskUrl(webhook.url)} of "${modpack.name}" was disabled: its deliveries have failed for a day. Fix the receiver, then enable it again.`,
+        type: "warning",
+        metadata: { modpackId: webhook.modpackId, webhookId: webhook.id },
+      });
+      return;
+    }
+    const scheduled = settings.retrySchedule[delivery.attempt - 1];
+    if (scheduled === undefined) return;
+    const askedFor =
+      result.status !== null && RETRY_AFTER_STATUSES.has(result.status) && result.retryAfterSeconds !== null
+        ? Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS)
+        : 0;
+    const delaySeconds = Math.max(withJitter(scheduled), askedFor);
+    const next = await trx
+      .insertInto("webhookDeliveries")
+      .columns(["webhookId", "eventId", "eventType", "body", "attempt"])
+      .expression((eb) =>
+        eb
+          .selectFrom("webhookDeliveries")
+          .select(["webhookId", "eventId", "eventType", "body", sql<number>`attempt + 1`.as("attempt")])
+          .where("id", "=", delivery.id),
+      )
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await deps.jobs.send(
+      WEBHOOK_DELIVERY_QUEUE,
+      { deliveryId: next.id },
+      {
+        db: trx,
+        group: { id: delivery.webhookId },
+        // A retry due now is due by the database's clock, which this process's may be behind.
+        ...(delaySeconds >= 1 ? { startAfter: new Date(Date.now() + delaySeconds * 1000) } : {}),
+      },
+    );
+  });
+}
+
+async function disable(db: Db, webhookId: string, reason: string): Promise<void> {
+  await db
+    .updateTable("webhooks")
+    .set({ isActive: false, updatedAt: sql<Date>`now()` })
+    .where("id", "=", webhookId)
+    .execute();
+  await cancelPending(db, webhookId, `the webhook was disabled: ${reason}`);
+}
+
+/** Deletes settled delivery attempts older than `days`; answers how many. */
+export async function purgeDeliveries(db: Db, days: number): Promise<number> {
+  const result = await db
+    .deleteFrom("webhookDeliveries")
+    .where("status", "!=", "pending")
+    .where("createdAt", "<", sql<Date>`now() - make_interval(days => ${days})`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export function webhooksService(deps: WebhookDependencies): Services["webhooks"] {
+  const { db, settings } = deps;
+  return {
+    async list(modpack) {
+      const rows = await db
+        .selectFrom("webhooks")
+        .select(columns)
+        .where("modpackId", "=", modpack.id)
+        .orderBy("createdAt")
+        .orderBy("id")
+        .execute();
+      return { data: rows.map(toWebhook) };
+    },
+
+    async create(modpack, input) {
+      await checkTarget(settings, input.url);
+      const secret = newWebhookSecret();
+      const row = await db
+        .transaction()
+        .execute(async (trx) => {
+          // Serialises the creates of one modpack, so that the limit holds under concurrency.
+          await trx.selectFrom("modpacks").select("id").where("id", "=", modpack.id).forUpdate().execute();
+          const { count } = await trx
+            .selectFrom("webhooks")
+            .select((eb) => eb.fn.countAll<string>().as("count"))
+            .where("modpackId", "=", modpack.id)
+            .executeTakeFirstOrThrow();
+          if (Number(count) >= MAX_WEBHOOKS_PER_MODPACK) {
+            throw unprocessable(`A modpack has at most ${MAX_WEBHOOKS_PER_MODPACK} webhooks`);
+          }
+          return trx
+            .insertInto("webhooks")
+            .values({
+              modpackId: modpack.id,
+              url: input.url,
+              events: input.events ?? [...webhookEventTypes],
+              format: input.format ?? (isDiscordWebhook(input.url) ? "discord" : "standard"),
+              description: input.description ?? null,
+              secret: sealSecret(settings.secretKey, secret),
+            })
+            .returning(columns)
+            .executeTakeFirstOrThrow();
+        })
+        .catch((error: unknown) => {
+          if (isDuplicateUrl(error)) throw conflict("The modpack already has a webhook with this URL");
+          throw error;
+        });
+      return { ...toWebhook(row), secret };
+    },
+
+    async update(modpack, input) {
+      const current = await loadWebhook(db, modpack.id, input.webhookId);
+      if (input.url !== undefined && input.url !== current.url) await checkTarget(settings, input.url);
+      const row = await db
+        .transaction()
+        .execute(async (trx) => {
+          const updated = await trx
+            .updateTable("webhooks")
+            .set({
+              ...(input.url !== undefined ? { url: input.url } : {}),
+              ...(input.events !== undefined ? { events: input.events } : {}),
+              ...(input.description !== undefined ? { description: input.description } : {}),
+              ...(input.isActive !== undefined ? { isActive: input.isActive } : {}),
+              // Enabled again: the failures before it no longer count towards disabling it.
+              ...(input.isActive === true && !current.isActive ? { failingSince: null } : {}),
+              updatedAt: sql<Date>`now()`,
+            })
+            .where("id", "=", current.id)
+            .returning(columns)
+            .executeTakeFirstOrThrow();
+          if (input.isActive === false) await cancelPending(trx, current.id, "the webhook was disabled");
+          return updated;
+        })
+        .catch((error: unknown) => {
+          if (isDuplicateUrl(error)) throw conflict("The modpack already has a webhook with this URL");
+          throw error;
+        });
+      return toWebhook(row);
+    },
+
+    async remove(modpack, input) {
+      const result = await db
+        .deleteFrom("webhooks")
+        .where("id", "=", input.webhookId)
+        .where("modpackId", "=", modpack.id)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) throw notFound("Webhook not found");
+      return { message: "Webhook deleted" };
+    },
+
+    async rotateSecret(modpack, input) {
+      const secret = newWebhookSecret();
+      const result = await db
+        .updateTable("webhooks")
+        .set({
+          previousSecret: sql<string>`secret`,
+          previousSecretExpiresAt: sql<Date>`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
+          secret: sealSecret(settings.secretKey, secret),
+          updatedAt: sql<Date>`now()`,
+        })
+        .where("id", "=", input.webhookId)
+        .where("modpackId", "=", modpack.id)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) throw notFound("Webhook not found");
+      return { secret };
+    },
+
+    async test(modpack, input) {
+      const webhook = await loadWebhook(db, modpack.id, input.webhookId);
+      if (!webhook.isActive) throw conflict("The webhook is disabled; enable it to send a test event");
+      if (!modpack.isActive) throw conflict("The modpack is archived; restore it to send a test event");
+      const [deliveryId] = await queueDeliveries(deps, [webhook], testEvent(modpack, webhook.id));
+      return { deliveryId: deliveryId! };
+    },
+
+    async deliveries(modpack, input) {
+      await loadWebhook(db, modpack.id, input.webhookId);
+      const rows = await db
+        .selectFrom("webhookDeliveries")
+        .select([
+          "id",
+          "eventId",
+          "eventType",
+          "attempt",
+          "status",
+          "responseStatus",
+          "error",
+          "durationMs",
+          "createdAt",
+        ])
+        .where("webhookId", "=", input.webhookId)
+        .orderBy("createdAt", "desc")
+        .orderBy("id", "desc")
+        .limit(LOG_LENGTH)
+        .execute();
+      return {
+        data: rows.map((row): WebhookDelivery => ({ ...row, createdAt: row.createdAt.toISOString() })),
+      };
+    },
+  };
+}
+
+function testEvent(modpack: ModpackAccess, webhookId: string): WebhookEvent {
+  return {
+    type: "webhook.test",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: modpack.id, name: modpack.name },
+      webhookId,
+      message: "A test event: this webhook receives the modpack's events.",
+    },
+  };
+}
+
+/** Sends `import.finished` for an import that has just ended, as its row now stands. */
+export async function publishImportFinished(deps: Pick<WebhookDependencies, "db" | "jobs">, importId: string) {
+  const row = await deps.db
+    .selectFrom("imports")
+    .innerJoin("modpacks", "modpacks.id", "imports.modpackId")
+    .select([
+      "modpacks.id as modpackId",
+      "modpacks.name",
+      "imports.status",
+      "imports.modsImported",
+      "imports.modsFailed",
+    ])
+    .where("imports.id", "=", importId)
+    .executeTakeFirst();
+  if (!row) return 0;
+  return publishEvent(deps, row.modpackId, {
+    type: "import.finished",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: row.modpackId, name: row.name },
+      importId,
+      status: row.status,
+      modsImported: row.modsImported,
+      modsFailed: row.modsFailed,
+    },
+  });
+}
+
+/** Sends `export.ready` or `export.failed` for a server file that has just been made or given up on. */
+export async function publishExportFinished(deps: Pick<WebhookDependencies, "db" | "jobs">, exportId: string) {
+  const row = await deps.db
+    .selectFrom("exports")
+    .innerJoin("modpacks", "modpacks.id", "exports.modpackId")
+    .select(["modpacks.id as modpackId", "modpacks.name", "exports.status", "exports.version", "exports.error"])
+    .where("exports.id", "=", exportId)
+    .executeTakeFirst();
+  if (!row || (row.status !== "completed" && row.status !== "failed")) return 0;
+  return publishEvent(deps, row.modpackId, {
+    type: row.status === "completed" ? "export.ready" : "export.failed",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: row.modpackId, name: row.name },
+      exportId,
+      version: row.version,
+      downloadPath: `/modpacks/export/${exportId}/download`,
+      error: row.status === "failed" ? row.error : null,
+    },
+  });
+}
+
+/** A change to a modpack's mods or load order, by whom. */
+export interface ModpackChange {
+  kind: "mod-added" | "mod-removed" | "load-order";
+  modId: string | null;
+  byUserId: string;
+}
+
+/**
+ * Records changes for the modpack's `modpack.changed` event, in the caller's transaction, when a
+ * webhook of the modpack wants the event. The first change of a window queues the job that sends
+ * the event `windowSeconds` later; while it waits, later changes join it (one queued job per modpack).
+ */
+export async function recordModpackChanges(
+  deps: { db: Db; jobs: Pick<JobQueue, "send">; windowSeconds: number },
+  modpackId: string,
+  changes: ModpackChange[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  const wanted = await deps.db
+    .selectFrom("webhooks")
+    .select("id")
+    .where("modpackId", "=", modpackId)
+    .where("isActive", "=", true)
+    .where(sql<boolean>`'modpack.changed' = any(events)`)
+    .limit(1)
+    .executeTakeFirst();
+  if (!wanted) return;
+  await deps.db
+    .insertInto("modpackChanges")
+    .values(changes.map((change) => ({ modpackId, ...change })))
+    .execute();
+  await deps.jobs.send(
+    MODPACK_CHANGED_QUEUE,
+    { modpackId },
+    {
+      db: deps.db,
+      singletonKey: modpackId,
+      ...(deps.windowSeconds >= 1 ? { startAfter: new Date(Date.now() + deps.windowSeconds * 1000) } : {}),
+    },
+  );
+}
+
+/** Sends the `modpack.changed` event for the changes of a closed window, and forgets them. */
+export async function publishModpackChanged(deps: Pick<WebhookDependencies, "db" | "jobs">, modpackId: string) {
+  const changes = await deps.db
+    .deleteFrom("modpackChanges")
+    .where("modpackId", "=", modpackId)
+    .returning(["kind", "modId", "byUserId", "createdAt"])
+    .execute();
+  if (changes.length === 0) return 0;
+  const modpack = await deps.db
+    .selectFrom("modpacks")
+    .select(["id", "name"])
+    .where("id", "=", modpackId)
+    .executeTakeFirst();
+  if (!modpack) return 0;
+  changes.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  const modIds = [...new Set(changes.flatMap((change) => (change.modId ? [change.modId] : [])))];
+  const userIds = [...new Set(changes.map((change) => change.byUserId))];
+  const [mods, users] = await Promise.all([
+    modIds.length > 0 ? deps.db.selectFrom("mods").select(["id", "name"]).where("id", "in", modIds).execute() : [],
+    deps.db.selectFrom("users").select(["id", "name"]).where("id", "in", userIds).execute(),
+  ]);
+  const modName = new Map(mods.map((mod) => [mod.id, mod.name]));
+  const items = changes.map((change) => ({
+    kind: change.kind,
+    modId: change.modId,
+    name: change.modId ? (modName.get(change.modId) ?? null) : null,
+    byUserId: change.byUserId,
+    at: change.createdAt.toISOString(),
+  }));
+  return publishEvent(deps, modpackId, {
+    type: "modpack.changed",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack,
+      changes: { items: items.slice(0, 100), total: items.length },
+      by: users.map((user) => ({ userId: user.id, name: user.name })),
+    },
+  });
+}
