@@ -7,7 +7,8 @@
  * modpack, mods added by workshop URL and by id (with the mod they require), the check's findings
  * beside the mods, the load order changed with the buttons and by dragging, a server file
  * announced live and downloaded, the pack's server page (its current file as the service answers
- * it, the start command, and a read-only token proven read-only), and everyone's public modpacks
+ * it, the start command, and a read-only token proven read-only), its webhooks (one added, sent a
+ * test that a receiver on loopback verifies, disabled and deleted), and everyone's public modpacks
  * read to the end by scrolling. Each
  * page is photographed on a laptop and on a phone (test-artifacts/web-*.png). Any request to an
  * origin other than the app's, the service's, the identity provider's and the stand-in's is
@@ -22,7 +23,9 @@ import { fileURLToPath } from "node:url";
 import { promisify, stripVTControlCharacters } from "node:util";
 import { fromErrorBody } from "@modpack/client";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver, type WebhookReceiver } from "../dev/webhook-receiver.js";
 import { type FakeProvider, startFakeProvider } from "./fixtures/oauth-provider.js";
 import { type FakeSteam, fakeMod, heldCalls, startFakeSteam } from "./fixtures/steam-api.js";
 import { ARTIFACTS, CHROMIUM_FLAGS, CHROMIUM_PATH, chromiumAvailable } from "./support/browser.js";
@@ -111,6 +114,7 @@ const workshopUrl = (id: string) => `https://steamcommunity.com/sharedfiles/file
 describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium against the real service", () => {
   let steam: FakeSteam;
   let identity: FakeProvider;
+  let receiver: WebhookReceiver;
   let service: TestService;
   let vite: ChildProcess | undefined;
   let browser: Browser;
@@ -119,6 +123,8 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
   let webUrl: string;
   let apiUrl: string;
   let modpackId = "";
+  /** A public modpack of another owner: its webhooks are not this user's to see. */
+  let othersModpackId = "";
   const pageErrors: string[] = [];
   const offOrigin: string[] = [];
 
@@ -242,6 +248,7 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       steam.items.set(item.workshopId, item);
     }
 
+    receiver = await startWebhookReceiver();
     identity = await startFakeProvider();
     identity.profile = { ...identity.profile, name: "Web Person", email: "web.person@example.com" };
 
@@ -256,11 +263,13 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
         ORIGIN_ALLOWED: webUrl,
         WORKSHOP_API_URL: steam.url,
         STEAM_API_KEY: "stand-in-key",
+        // The webhook receiver is on loopback.
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       },
     });
     await service.app.listen({ port: apiPort, host: "127.0.0.1" });
     const owner = await signIn(service, { name: "Another Owner" });
-    for (const name of publicNames) await createModpack(service, owner, { name, isPublic: true });
+    for (const name of publicNames) othersModpackId = await createModpack(service, owner, { name, isPublic: true });
     vite = await startVite(webPort, apiUrl);
 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_FLAGS });
@@ -287,6 +296,7 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await service?.stop();
     await steam?.close();
     await identity?.close();
+    await receiver?.close();
   });
 
   it("shows a visitor the sign-in page, and the public modpacks without signing in", async () => {
@@ -626,6 +636,105 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       (text) => text === ini41,
     );
     expect(await shown("start-modpack.sh").textContent()).toBe(script?.replace("version=42x", "version=41x"));
+  }, 60_000);
+
+  it("adds a webhook, sends it a signed test the receiver verifies, disables and deletes it", async () => {
+    await page.goto(`${webUrl}/modpacks/${modpackId}`);
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click();
+    await page.waitForURL(`${webUrl}/modpacks/${modpackId}/webhooks`);
+    await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+    expect(await page.title()).toBe("Webhooks · Modpacks");
+    await page.getByText("No webhooks yet").waitFor();
+    const hooks = `/modpacks/${modpackId}/webhooks`;
+
+    // Targets the service refuses, in its words; nothing is added.
+    const url = page.getByLabel("Webhook URL");
+    const add = page.getByRole("button", { name: "Add webhook" });
+    for (const refusedUrl of [
+      "ftp://files.example.com/hook",
+      receiver.url("/knox").replace("http://", "http://admin:hunter2@"),
+      `https://example.com/${"a".repeat(2048)}`,
+    ]) {
+      await url.fill(refusedUrl);
+      await add.click();
+      const refused = await asBrowser("POST", hooks, { url: refusedUrl });
+      expect(refused.status).toBe(400);
+      const alert = page.getByRole("alert");
+      await alert.getByText("Could not add the webhook.").waitFor();
+      await alert.getByText(fromErrorBody(refused.status, refused.body).message, { exact: false }).first().waitFor();
+    }
+    expect(((await asBrowser("GET", hooks)).body as { data: unknown[] }).data).toEqual([]);
+
+    // One to the receiver on loopback, without import events: its secret is shown once, and copies.
+    const description = `Restart "Knox" <server> 🧟`;
+    await url.fill(receiver.url("/knox"));
+    await page.getByLabel("Description").fill(description);
+    await page.getByRole("checkbox", { name: /^import\.finished/ }).uncheck();
+    await add.click();
+    const created = page.getByRole("status", { name: "New webhook secret" });
+    const secret = (await created.locator("code").textContent()) ?? "";
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+    await created.getByRole("button", { name: "Copy the secret" }).click();
+    await created.getByText("Copied").waitFor();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(secret);
+    expect(await url.inputValue()).toBe("");
+    const listed = (await asBrowser("GET", hooks)).body as { data: { id: string; url: string; events: string[] }[] };
+    expect(listed.data).toHaveLength(1);
+    expect(listed.data[0]?.events).not.toContain("import.finished");
+    const item = page.getByRole("listitem", { name: description });
+    await item.getByText(listed.data[0]?.url ?? "").waitFor();
+    await item.getByText("Active", { exact: true }).waitFor();
+    expect(await item.getByRole("list", { name: "Events" }).getByRole("listitem").allTextContents()).toEqual(
+      listed.data[0]?.events,
+    );
+    await item.getByText("No deliveries yet.").waitFor();
+
+    // A test: the receiver gets the signed event, and the page follows the delivery until it is done.
+    await item.getByRole("button", { name: `Send a test to ${description}` }).click();
+    const [delivered] = await waitFor(
+      "the test event at the receiver",
+      async () => receiver.received("/knox"),
+      (list) => list.length > 0,
+    );
+    const event = new Webhook(secret).verify(delivered?.body ?? "", delivered?.headers as Record<string, string>);
+    expect(event).toMatchObject({ type: "webhook.test", data: { modpack: { id: modpackId } } });
+    const row = item.getByRole("table", { name: `Deliveries of ${description}` }).locator("tbody tr");
+    await row.getByText("succeeded").waitFor();
+    const [logged] = (
+      (await asBrowser("GET", `${hooks}/${listed.data[0]?.id}/deliveries`)).body as {
+        data: { status: string; responseStatus: number; attempt: number; error: string | null }[];
+      }
+    ).data;
+    expect(logged).toMatchObject({ status: "succeeded", responseStatus: 200, attempt: 1 });
+    expect(await row.locator("td").allTextContents()).toEqual([
+      "webhook.test",
+      "succeeded",
+      "200",
+      "1",
+      logged?.error ?? "",
+      expect.any(String),
+    ]);
+    await photograph("webhooks");
+
+    // Disabled, then deleted: each as the service then has it.
+    await item.getByRole("button", { name: `Disable ${description}` }).click();
+    await item.getByText("Disabled", { exact: true }).waitFor();
+    await item.getByRole("button", { name: `Enable ${description}` }).waitFor();
+    expect(((await asBrowser("GET", hooks)).body as { data: { isActive: boolean }[] }).data[0]?.isActive).toBe(false);
+    await item.getByRole("button", { name: `Delete ${description}` }).click();
+    await page.getByText("No webhooks yet").waitFor();
+    expect(((await asBrowser("GET", hooks)).body as { data: unknown[] }).data).toEqual([]);
+
+    // Another owner's pack: no way in from its page, and the service's refusal at the address.
+    await page.goto(`${webUrl}/modpacks/${othersModpackId}`);
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    expect(await page.getByRole("link", { name: "Webhooks", exact: true }).count()).toBe(0);
+    await page.goto(`${webUrl}/modpacks/${othersModpackId}/webhooks`);
+    const forbidden = await asBrowser("GET", `/modpacks/${othersModpackId}/webhooks`);
+    expect(forbidden.status).toBe(403);
+    const alert = page.getByRole("alert");
+    await alert.getByText("Could not load the webhooks.").waitFor();
+    await alert.getByText(fromErrorBody(forbidden.status, forbidden.body).message).waitFor();
   }, 60_000);
 
   it("shows every mod of a pack longer than a page of the list, and moves one keeping the rest", async () => {

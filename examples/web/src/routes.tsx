@@ -4,6 +4,7 @@ import { ModpackPage } from "./pages/modpack";
 import { MyModpacksPage } from "./pages/my-modpacks";
 import { PublicModpacksPage } from "./pages/public-modpacks";
 import { ServerPage } from "./pages/server";
+import { WebhooksPage } from "./pages/webhooks";
 
 export interface Page {
   /** A path, with `:name` for a segment the page reads (`/modpacks/:id`). */
@@ -27,6 +28,11 @@ export const pages: Page[] = [
     public: true,
     render: (_params, session) => <PublicModpacksPage userId={session?.user.id ?? null} />,
   },
-  { path: "/modpacks/:id", title: "Modpack", render: ({ id = "" }) => <ModpackPage key={id} id={id} /> },
+  {
+    path: "/modpacks/:id",
+    title: "Modpack",
+    render: ({ id = "" }, session) => <ModpackPage key={id} id={id} userId={session?.user.id ?? null} />,
+  },
   { path: "/modpacks/:id/server", title: "Server", render: ({ id = "" }) => <ServerPage key={id} id={id} /> },
+  { path: "/modpacks/:id/webhooks", title: "Webhooks", render: ({ id = "" }) => <WebhooksPage key={id} id={id} /> },
 ];

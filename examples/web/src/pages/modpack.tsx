@@ -18,8 +18,11 @@ import { Link } from "../router";
 /** The most mods one page of the list holds; a bigger pack is read page after page. */
 const MOD_PAGE = 100;
 
-/** One modpack: its mods in load order with the check's findings beside them, and its server file. */
-export function ModpackPage({ id }: { id: string }) {
+/**
+ * One modpack: its mods in load order with the check's findings beside them, and its server file.
+ * Its owner (`userId`) also finds its webhooks here, which the service shows no one else.
+ */
+export function ModpackPage({ id, userId }: { id: string; userId: string | null }) {
   const trpc = useTRPC();
   const [version, setVersion] = useState<GameVersion>("42x");
   const modpack = useQuery(trpc.modpacks.get.queryOptions({ id }));
@@ -42,6 +45,11 @@ export function ModpackPage({ id }: { id: string }) {
           <Link to={`/modpacks/${encodeURIComponent(id)}/server`} className="button button-small">
             Server
           </Link>
+          {modpack.data.owner === userId && (
+            <Link to={`/modpacks/${encodeURIComponent(id)}/webhooks`} className="button button-small">
+              Webhooks
+            </Link>
+          )}
           <GameVersionSelect value={version} onChange={setVersion} />
         </p>
       </header>
