@@ -716,12 +716,26 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     ]);
     await photograph("webhooks");
 
-    // Disabled, then deleted: each as the service then has it.
+    // Disabled, it takes no test, in the service's words; enabled again, and deleted once confirmed.
     await item.getByRole("button", { name: `Disable ${description}` }).click();
     await item.getByText("Disabled", { exact: true }).waitFor();
-    await item.getByRole("button", { name: `Enable ${description}` }).waitFor();
     expect(((await asBrowser("GET", hooks)).body as { data: { isActive: boolean }[] }).data[0]?.isActive).toBe(false);
+    await item.getByRole("button", { name: `Send a test to ${description}` }).click();
+    const idle = await asBrowser("POST", `${hooks}/${listed.data[0]?.id}/test`);
+    expect(idle.status).toBe(409);
+    const alert = item.getByRole("alert");
+    await alert.getByText("Could not send a test.").waitFor();
+    await alert.getByText(fromErrorBody(idle.status, idle.body).message).waitFor();
+    await item.getByRole("button", { name: `Enable ${description}` }).click();
+    await item.getByText("Active", { exact: true }).waitFor();
+    await alert.waitFor({ state: "detached" });
+    expect(((await asBrowser("GET", hooks)).body as { data: { isActive: boolean }[] }).data[0]?.isActive).toBe(true);
+    expect(receiver.received("/knox")).toHaveLength(1);
+
     await item.getByRole("button", { name: `Delete ${description}` }).click();
+    await item.getByRole("button", { name: "Keep it" }).click();
+    await item.getByRole("button", { name: `Delete ${description}` }).click();
+    await item.getByRole("button", { name: `Yes, delete ${description}` }).click();
     await page.getByText("No webhooks yet").waitFor();
     expect(((await asBrowser("GET", hooks)).body as { data: unknown[] }).data).toEqual([]);
 
@@ -732,9 +746,9 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await page.goto(`${webUrl}/modpacks/${othersModpackId}/webhooks`);
     const forbidden = await asBrowser("GET", `/modpacks/${othersModpackId}/webhooks`);
     expect(forbidden.status).toBe(403);
-    const alert = page.getByRole("alert");
-    await alert.getByText("Could not load the webhooks.").waitFor();
-    await alert.getByText(fromErrorBody(forbidden.status, forbidden.body).message).waitFor();
+    const refusal = page.getByRole("alert");
+    await refusal.getByText("Could not load the webhooks.").waitFor();
+    await refusal.getByText(fromErrorBody(forbidden.status, forbidden.body).message).waitFor();
   }, 60_000);
 
   it("shows every mod of a pack longer than a page of the list, and moves one keeping the rest", async () => {

@@ -142,9 +142,8 @@ function WebhookItem({ id, webhook }: { id: string; webhook: Webhook }) {
   const queryClient = useQueryClient();
   const path = { id, webhookId: webhook.id };
   const [awaited, setAwaited] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const refreshList = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey({ id }) });
-  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refreshList }));
-  const remove = useMutation(trpc.webhooks.remove.mutationOptions({ onSuccess: refreshList }));
   const test = useMutation(
     trpc.webhooks.test.mutationOptions({
       onSuccess: ({ deliveryId }) => {
@@ -153,6 +152,16 @@ function WebhookItem({ id, webhook }: { id: string; webhook: Webhook }) {
       },
     }),
   );
+  const update = useMutation(
+    trpc.webhooks.update.mutationOptions({
+      // A test refused while the webhook was disabled is no longer the news once it changed.
+      onSuccess: () => {
+        test.reset();
+        return refreshList();
+      },
+    }),
+  );
+  const remove = useMutation(trpc.webhooks.remove.mutationOptions({ onSuccess: refreshList }));
   const deliveries = useQuery(
     trpc.webhooks.deliveries.queryOptions(path, {
       // Read again while an attempt is pending, or the test just sent is not listed yet.
@@ -206,15 +215,33 @@ function WebhookItem({ id, webhook }: { id: string; webhook: Webhook }) {
         >
           {webhook.isActive ? "Disable" : "Enable"}
         </button>
-        <button
-          type="button"
-          className="button-small icon-danger"
-          disabled={busy}
-          onClick={() => remove.mutate(path)}
-          aria-label={`Delete ${label}`}
-        >
-          Delete
-        </button>
+        {confirming ? (
+          <span className="webhook-confirm">
+            Delete it and its deliveries?
+            <button
+              type="button"
+              className="button-small icon-danger"
+              disabled={busy}
+              onClick={() => remove.mutate(path)}
+              aria-label={`Yes, delete ${label}`}
+            >
+              {remove.isPending ? "Deleting…" : "Yes, delete"}
+            </button>
+            <button type="button" className="button-small" disabled={busy} onClick={() => setConfirming(false)}>
+              Keep it
+            </button>
+          </span>
+        ) : (
+          <button
+            type="button"
+            className="button-small icon-danger"
+            disabled={busy}
+            onClick={() => setConfirming(true)}
+            aria-label={`Delete ${label}`}
+          >
+            Delete
+          </button>
+        )}
       </p>
       <ErrorNotice error={test.error} title="Could not send a test." />
       <ErrorNotice error={update.error} title="Could not change the webhook." />
@@ -250,16 +277,18 @@ function DeliveryTable({ deliveries, label }: { deliveries: WebhookDelivery[]; l
         <tbody>
           {deliveries.map((delivery) => (
             <tr key={delivery.id} className={`delivery delivery-${delivery.status}`}>
-              <td>
+              <td data-label="Event">
                 <code>{delivery.eventType}</code>
               </td>
-              <td>
+              <td data-label="Status">
                 <span className="delivery-status">{delivery.status}</span>
               </td>
-              <td>{delivery.responseStatus ?? "—"}</td>
-              <td>{delivery.attempt}</td>
-              <td className="delivery-error">{delivery.error ?? ""}</td>
-              <td>
+              <td data-label="Answer">{delivery.responseStatus ?? "—"}</td>
+              <td data-label="Attempt">{delivery.attempt}</td>
+              <td className="delivery-error" data-label="Error">
+                {delivery.error ?? ""}
+              </td>
+              <td data-label="Time">
                 <time dateTime={delivery.createdAt}>{dateTimeFormat.format(new Date(delivery.createdAt))}</time>
               </td>
             </tr>
