@@ -7,10 +7,10 @@
  * modpack, mods added by workshop URL and by id (with the mod they require), the check's findings
  * beside the mods, the load order changed with the buttons and by dragging, a server file
  * announced live and downloaded, the pack's server page (its current file as the service answers
- * it, the start command, and a read-only token proven read-only), its webhooks (one added, sent a
- * test that a receiver on loopback verifies, disabled and deleted), and everyone's public modpacks
- * read to the end by scrolling. Each
- * page is photographed on a laptop and on a phone (test-artifacts/web-*.png). Any request to an
+ * it, the start command, and a read-only token proven read-only), its webhooks (a Discord one
+ * shown masked; one added, sent a test that a receiver on loopback verifies, disabled and deleted),
+ * and everyone's public modpacks read to the end by scrolling. Each page is photographed on a
+ * laptop and on a phone (test-artifacts/web-*.png). Any request to an
  * origin other than the app's, the service's, the identity provider's and the stand-in's is
  * aborted and fails the test. Skipped, with a printed reason, where Chromium is not installed;
  * runs on the embedded database only (the browser is the heavy part, not the database).
@@ -665,13 +665,30 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     }
     expect(((await asBrowser("GET", hooks)).body as { data: unknown[] }).data).toEqual([]);
 
+    // A Discord webhook takes Discord's format, and its token is shown masked as the service masks it.
+    const discordToken = "sEcReT-t0ken_of-the-channel";
+    await url.fill(`https://discord.com/api/webhooks/123456789012345678/${discordToken}`);
+    await page.getByLabel("Description").fill("Discord #server-status");
+    await add.click();
+    const discord = page.getByRole("listitem", { name: "Discord #server-status" });
+    await discord.waitFor();
+    const [masked] = ((await asBrowser("GET", hooks)).body as { data: { url: string }[] }).data;
+    expect(masked?.url).not.toContain(discordToken);
+    await discord.getByText(masked?.url ?? "", { exact: true }).waitFor();
+    await discord.getByText("Discord", { exact: true }).waitFor();
+    expect(await page.getByText(discordToken).count()).toBe(0);
+    await discord.getByRole("button", { name: "Delete Discord #server-status" }).click();
+    await discord.getByRole("button", { name: "Yes, delete Discord #server-status" }).click();
+    await discord.waitFor({ state: "detached" });
+
     // One to the receiver on loopback, without import events: its secret is shown once, and copies.
     const description = `Restart "Knox" <server> 🧟`;
     await url.fill(receiver.url("/knox"));
     await page.getByLabel("Description").fill(description);
     await page.getByRole("checkbox", { name: /^import\.finished/ }).uncheck();
     await add.click();
-    const created = page.getByRole("status", { name: "New webhook secret" });
+    const item = page.getByRole("listitem", { name: description });
+    const created = page.getByRole("status", { name: `Signing secret of ${description}` });
     const secret = (await created.locator("code").textContent()) ?? "";
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
     await created.getByRole("button", { name: "Copy the secret" }).click();
@@ -681,7 +698,6 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     const listed = (await asBrowser("GET", hooks)).body as { data: { id: string; url: string; events: string[] }[] };
     expect(listed.data).toHaveLength(1);
     expect(listed.data[0]?.events).not.toContain("import.finished");
-    const item = page.getByRole("listitem", { name: description });
     await item.getByText(listed.data[0]?.url ?? "").waitFor();
     await item.getByText("Active", { exact: true }).waitFor();
     expect(await item.getByRole("list", { name: "Events" }).getByRole("listitem").allTextContents()).toEqual(

@@ -121,7 +121,11 @@ function CreateWebhookSection({ id }: { id: string }) {
       </form>
       <ErrorNotice error={create.error} title="Could not add the webhook." />
       {create.data && (
-        <div className="notice token" role="status" aria-label="New webhook secret">
+        <div
+          className="notice token"
+          role="status"
+          aria-label={`Signing secret of ${create.data.description || create.data.url}`}
+        >
           <p>
             <strong>Copy the signing secret now: it is shown only this once.</strong> Verify each delivery with it and
             any Standard Webhooks library.
@@ -175,7 +179,7 @@ function WebhookItem({ id, webhook }: { id: string; webhook: Webhook }) {
     }),
   );
   const busy = update.isPending || remove.isPending || test.isPending;
-  const label = webhook.description ?? webhook.url;
+  const label = webhook.description || webhook.url;
 
   return (
     <li className="webhook" aria-label={label}>
