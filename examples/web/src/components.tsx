@@ -110,6 +110,38 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+/** A secret the service answers only once (a token, a signing secret): said so, with a button to copy it. */
+export function ShownOnce({
+  secret,
+  label,
+  copyLabel,
+  children,
+}: {
+  secret: string;
+  label: string;
+  copyLabel: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="notice token" role="status" aria-label={label}>
+      <p>{children}</p>
+      <p className="token-secret">
+        <code>{secret}</code>
+        <CopyButton text={secret} label={copyLabel} />
+      </p>
+    </div>
+  );
+}
+
+/** The way back from a page of a modpack: to the user's modpacks, and to the modpack. */
+export function ModpackCrumbs({ id, name }: { id: string; name: string }) {
+  return (
+    <p className="crumbs">
+      <Link to="/">My modpacks</Link> / <Link to={`/modpacks/${encodeURIComponent(id)}`}>{name}</Link> /
+    </p>
+  );
+}
+
 /** A block of text to copy as it stands: a file, a script, a command. */
 export function CodeBlock({ text, label }: { text: string; label: string }) {
   return (

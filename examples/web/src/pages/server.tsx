@@ -5,16 +5,16 @@ import serverStartDoc from "../../../../docs/server-start.md?raw";
 import { API_URL, fetchServerFile, useTRPC } from "../api";
 import {
   CodeBlock,
-  CopyButton,
   checkVerdict,
   ErrorNotice,
   FindingList,
   formatDate,
   GameVersionSelect,
   Loading,
+  ModpackCrumbs,
   ModpackUnavailable,
+  ShownOnce,
 } from "../components";
-import { Link } from "../router";
 
 /** The start script exactly as docs/server-start.md shows it: the sh block after its marker. */
 const START_SCRIPT = /<!-- start-script -->\s*```sh\n([\s\S]*?)```/.exec(serverStartDoc)?.[1] ?? "";
@@ -59,10 +59,7 @@ export function ServerPage({ id }: { id: string }) {
   return (
     <>
       <header className="page-header">
-        <p className="crumbs">
-          <Link to="/">My modpacks</Link> / <Link to={`/modpacks/${encodeURIComponent(id)}`}>{modpack.data.name}</Link>{" "}
-          /
-        </p>
+        <ModpackCrumbs id={id} name={modpack.data.name} />
         <h1>Server</h1>
         <p className="card-meta">
           <GameVersionSelect value={version} onChange={setVersion} />
@@ -192,16 +189,10 @@ function TokenSection({ id, onCreated }: { id: string; onCreated: (token: string
       </form>
       <ErrorNotice error={create.error} title="Could not create the token." />
       {create.data && (
-        <div className="notice token" role="status" aria-label="New token">
-          <p>
-            <strong>Copy it now: it is shown only this once.</strong> It reads this pack until{" "}
-            {formatDate(create.data.expiresAt)}.
-          </p>
-          <p className="token-secret">
-            <code>{create.data.token}</code>
-            <CopyButton text={create.data.token} label="Copy the token" />
-          </p>
-        </div>
+        <ShownOnce secret={create.data.token} label="New token" copyLabel="Copy the token">
+          <strong>Copy it now: it is shown only this once.</strong> It reads this pack until{" "}
+          {formatDate(create.data.expiresAt)}.
+        </ShownOnce>
       )}
     </section>
   );

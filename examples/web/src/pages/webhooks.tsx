@@ -2,8 +2,7 @@ import type { Webhook, WebhookDelivery, WebhookEventType } from "@modpack/client
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "../api";
-import { CopyButton, Empty, ErrorNotice, Loading, ModpackUnavailable } from "../components";
-import { Link } from "../router";
+import { Empty, ErrorNotice, Loading, ModpackCrumbs, ModpackUnavailable, ShownOnce } from "../components";
 
 /** Every event a webhook can take, with what it reports; the type keeps the list whole. */
 const EVENTS: Record<WebhookEventType, string> = {
@@ -36,10 +35,7 @@ export function WebhooksPage({ id }: { id: string }) {
   return (
     <>
       <header className="page-header">
-        <p className="crumbs">
-          <Link to="/">My modpacks</Link> / <Link to={`/modpacks/${encodeURIComponent(id)}`}>{modpack.data.name}</Link>{" "}
-          /
-        </p>
+        <ModpackCrumbs id={id} name={modpack.data.name} />
         <h1>Webhooks</h1>
         <p className="muted">
           The pack's events POSTed to a URL of yours, signed the Standard Webhooks way: a restart script waiting for{" "}
@@ -121,20 +117,14 @@ function CreateWebhookSection({ id }: { id: string }) {
       </form>
       <ErrorNotice error={create.error} title="Could not add the webhook." />
       {create.data && (
-        <div
-          className="notice token"
-          role="status"
-          aria-label={`Signing secret of ${create.data.description || create.data.url}`}
+        <ShownOnce
+          secret={create.data.secret}
+          label={`Signing secret of ${create.data.description || create.data.url}`}
+          copyLabel="Copy the secret"
         >
-          <p>
-            <strong>Copy the signing secret now: it is shown only this once.</strong> Verify each delivery with it and
-            any Standard Webhooks library.
-          </p>
-          <p className="token-secret">
-            <code>{create.data.secret}</code>
-            <CopyButton text={create.data.secret} label="Copy the secret" />
-          </p>
-        </div>
+          <strong>Copy the signing secret now: it is shown only this once.</strong> Verify each delivery with it and any
+          Standard Webhooks library.
+        </ShownOnce>
       )}
     </section>
   );
