@@ -647,23 +647,27 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
     await page.getByText("No webhooks yet").waitFor();
     const hooks = `/modpacks/${modpackId}/webhooks`;
 
-    // Targets the service refuses, in its words; nothing is added.
+    // What the service refuses, in its words; nothing is added.
     const url = page.getByLabel("Webhook URL");
     const add = page.getByRole("button", { name: "Add webhook" });
-    for (const refusedUrl of [
-      "ftp://files.example.com/hook",
-      receiver.url("/knox").replace("http://", "http://admin:hunter2@"),
-      `https://example.com/${"a".repeat(2048)}`,
+    const eventBoxes = page.getByRole("group", { name: "Events" }).getByRole("checkbox");
+    for (const { target, noEvents } of [
+      { target: "ftp://files.example.com/hook" },
+      { target: receiver.url("/knox").replace("http://", "http://admin:hunter2@") },
+      { target: `https://example.com/${"a".repeat(2048)}` },
+      { target: receiver.url("/knox"), noEvents: true },
     ]) {
-      await url.fill(refusedUrl);
+      await url.fill(target);
+      if (noEvents) for (const box of await eventBoxes.all()) await box.uncheck();
       await add.click();
-      const refused = await asBrowser("POST", hooks, { url: refusedUrl });
+      const refused = await asBrowser("POST", hooks, { url: target, ...(noEvents ? { events: [] } : {}) });
       expect(refused.status).toBe(400);
       const alert = page.getByRole("alert");
       await alert.getByText("Could not add the webhook.").waitFor();
       await alert.getByText(fromErrorBody(refused.status, refused.body).message, { exact: false }).first().waitFor();
     }
     expect(((await asBrowser("GET", hooks)).body as { data: unknown[] }).data).toEqual([]);
+    for (const box of await eventBoxes.all()) await box.check();
 
     // A Discord webhook takes Discord's format, and its token is shown masked as the service masks it.
     const discordToken = "sEcReT-t0ken_of-the-channel";
