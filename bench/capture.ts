@@ -91,7 +91,13 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
   };
   const modpacks = modpacksService(db);
   const mods = modsService({ db, workshop: {} as WorkshopClient, jobs: {} as Jobs, maxRunningRefreshesPerUser: 0 });
-  const modpackMods = modpackModsService({ db, workshop: {} as WorkshopClient });
+  // The captured reads record no changes: no job is ever sent.
+  const modpackMods = modpackModsService({
+    db,
+    workshop: {} as WorkshopClient,
+    jobs: {} as Jobs,
+    changedWindowSeconds: 60,
+  });
 
   const run: Record<EndpointId, () => Promise<unknown>> = {
     publicList: () => modpacks.listPublic(publicModpackListInput.parse({ limit: "20" })),
