@@ -1,5 +1,7 @@
 /** Child processes: the service and the baseline (forked, IPC), and /proc sampling. */
+
 import { type ChildProcess, fork, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,10 +56,11 @@ const serviceExecArgv = serviceFromSource
 
 /**
  * The deployed configuration every service child starts with: production (no /docs bundle, no
- * development IdP, so a provider), silent logs, and an https public URL (production serves Secure
- * cookies; requests still go to 127.0.0.1).
+ * development IdP, so a provider), silent logs, an https public URL (production serves Secure
+ * cookies; requests still go to 127.0.0.1) and a webhook key of its own, as production requires.
  */
 const deployedEnv = {
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
   LOG_LEVEL: "silent",
   NODE_ENV: "production",
   OAUTH_PROVIDER: "github",
