@@ -32,7 +32,7 @@ import { exportsService, findDownload } from "./services/exports.js";
 import { healthService } from "./services/health.js";
 import { importsService } from "./services/imports.js";
 import { membersService } from "./services/members.js";
-import { checksService } from "./services/modpack-check.js";
+import { checkGate, checksService } from "./services/modpack-check.js";
 import { modpackModsService } from "./services/modpack-mods.js";
 import { authorizeModpack, modpacksService } from "./services/modpacks.js";
 import { findModReadVersion, modsService } from "./services/mods.js";
@@ -203,6 +203,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       close: () => listener.close(),
     };
     const modpacks = modpacksService(db);
+    // Checks and server files both check modpacks: one bound on that work per process.
+    const checks = checkGate();
     const builtServices: Services = {
       health: healthService(db, jobs),
       session: sessionService(db),
@@ -224,7 +226,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         jobs,
         changedWindowSeconds: config.webhooks.changedWindowSeconds,
       }),
-      checks: checksService(db),
+      checks: checksService(db, checks),
       imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
       exports: exportsService({
         db,
@@ -247,7 +249,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       signOutRoutes({ config, store: sessions, endSession }),
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
       downloadRoutes({ find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
-      serverFileRoutes(serverFilesService(db)),
+      serverFileRoutes(serverFilesService(db, checks)),
       notificationStreamRoutes({
         notifications: services.notifications,
         maxBufferedBytes: config.limits.streamBufferBytes,

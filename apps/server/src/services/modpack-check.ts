@@ -19,7 +19,7 @@ import {
   toPackMod,
   writtenIdsOf,
 } from "./pack-mods.js";
-import { workGate } from "./user-limits.js";
+import { type WorkGate, workGate } from "./user-limits.js";
 
 /** Workshop tags that name a game build: `Build 41`, `Build 42`, `B42`, `Build 42.13`. */
 const BUILD_TAG = /^(?:build|b)\s*(\d{2})(?:\.\d+)*$/i;
@@ -468,14 +468,17 @@ export async function notifyNewErrors(db: Db, found: NewErrors[]): Promise<numbe
 export const CHECKS_AT_ONCE = 2;
 export const CHECKS_WAITING = 256;
 
-/** The modpack check: three queries at most, whatever the modpack's size; see CHECKS_AT_ONCE. */
-export function checksService(db: Db): Services["checks"] {
-  const gate = workGate({
-    running: CHECKS_AT_ONCE,
-    waiting: CHECKS_WAITING,
-    what: "modpack checks",
-    retryAfterSeconds: 1,
-  });
+/**
+ * The bound on checking modpacks, CPU work on the one JavaScript thread: a process checks two at a
+ * time (a check or a server file, which checks the modpack too), queues the rest in arrival order,
+ * and past the queue's bound answers 503 with `Retry-After`. One per process, shared by both.
+ */
+export function checkGate(): WorkGate {
+  return workGate({ running: CHECKS_AT_ONCE, waiting: CHECKS_WAITING, what: "modpack checks", retryAfterSeconds: 1 });
+}
+
+/** The modpack check: three queries at most, whatever the modpack's size, through `gate`. */
+export function checksService(db: Db, gate: WorkGate = checkGate()): Services["checks"] {
   return {
     check(modpack, { version }) {
       return gate.run(async () => checkConfiguration(db, await loadEffectiveConfiguration(db, modpack.id), version));

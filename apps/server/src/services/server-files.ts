@@ -4,9 +4,9 @@ import type { Db } from "../db/database.js";
 import { mergeMap, patchServerFile, readEntries } from "../server-file/patch.js";
 import { BASE_MAP, renderServerFileWithReport, type ServerFileLines } from "../server-file/render.js";
 import { loadEffectiveConfiguration, renderInputFor } from "./exports.js";
-import { CHECKS_AT_ONCE, CHECKS_WAITING, checkConfiguration, headerLines } from "./modpack-check.js";
+import { checkConfiguration, headerLines } from "./modpack-check.js";
 import { authorizeModpack } from "./modpacks.js";
-import { workGate } from "./user-limits.js";
+import type { WorkGate } from "./user-limits.js";
 
 /** A modpack's server file as its mods, order and selection are now. */
 export interface CurrentServerFile {
@@ -85,17 +85,10 @@ export async function patchedServerFile(
 }
 
 /**
- * The current server file and its patch, through the modpack check's bound: rendering one checks the
- * modpack, CPU work on the one JavaScript thread, so a process renders two at a time, queues the
- * rest in arrival order, and past the queue's bound answers 503 with `Retry-After`.
+ * The current server file and its patch, through the modpack check's bound (`checkGate`, the one
+ * the checks use): rendering one checks the modpack.
  */
-export function serverFilesService(db: Db) {
-  const gate = workGate({
-    running: CHECKS_AT_ONCE,
-    waiting: CHECKS_WAITING,
-    what: "server files",
-    retryAfterSeconds: 1,
-  });
+export function serverFilesService(db: Db, gate: WorkGate) {
   return {
     current(caller: Caller | null, modpackId: string, version: GameVersion): Promise<CurrentServerFile> {
       return gate.run(() => currentServerFile(db, caller, modpackId, version));

@@ -56,6 +56,9 @@ export function inFlightCounter(options: { limit: number; what: string; retryAft
   };
 }
 
+/** Costly work run a few at a time, its queue bounded (see `workGate`). */
+export type WorkGate = ReturnType<typeof workGate>;
+
 /**
  * Bounds costly work of one kind in this process, whoever asks: at most `running` at once, the rest
  * wait their turn in arrival order, and past `waiting` waiting a call answers 503 with `Retry-After`
