@@ -49,24 +49,10 @@ const flag = z
   .transform((value) => value === "true");
 
 const seconds = z.coerce
-  .number()
+  .number<string>()
   .min(0)
   .max(7 * 24 * 3600);
-const secondsList = csv.pipe(
-  z
-    .array(
-      z
-        .string()
-        .transform(Number)
-        .pipe(
-          z
-            .number()
-            .min(0)
-            .max(7 * 24 * 3600),
-        ),
-    )
-    .max(20),
-);
+const secondsList = csv.pipe(z.array(seconds).max(20));
 
 const webhookEnvironment = {
   WEBHOOK_SECRET_KEY: z

@@ -1,12 +1,17 @@
 import type { GameVersion, ServerFileFormat } from "@modpack/contract";
 
-/** Where the service runs, without a trailing slash. */
-function base(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, "");
-}
-
-function modpackPath(modpackId: string): string {
-  return `/modpacks/${encodeURIComponent(modpackId)}/server-file`;
+/** `<baseUrl>/modpacks/<id>/server-file<suffix>?version=...&format=...`, without a doubled slash. */
+function serverFileAddress(
+  baseUrl: string,
+  modpackId: string,
+  suffix: string,
+  options: { version: GameVersion; format?: string },
+): string {
+  const query = new URLSearchParams({
+    version: options.version,
+    ...(options.format ? { format: options.format } : {}),
+  });
+  return `${baseUrl.replace(/\/+$/, "")}/modpacks/${encodeURIComponent(modpackId)}/server-file${suffix}?${query}`;
 }
 
 /**
@@ -18,11 +23,7 @@ export function serverFileUrl(
   modpackId: string,
   options: { version: GameVersion; format?: ServerFileFormat },
 ): string {
-  const query = new URLSearchParams({
-    version: options.version,
-    ...(options.format ? { format: options.format } : {}),
-  });
-  return `${base(baseUrl)}${modpackPath(modpackId)}?${query}`;
+  return serverFileAddress(baseUrl, modpackId, "", options);
 }
 
 /**
@@ -35,9 +36,5 @@ export function serverFilePatchUrl(
   modpackId: string,
   options: { version: GameVersion; format?: "ini" | "json" },
 ): string {
-  const query = new URLSearchParams({
-    version: options.version,
-    ...(options.format ? { format: options.format } : {}),
-  });
-  return `${base(baseUrl)}${modpackPath(modpackId)}/patch?${query}`;
+  return serverFileAddress(baseUrl, modpackId, "/patch", options);
 }

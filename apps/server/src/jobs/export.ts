@@ -4,7 +4,7 @@ import type { Db } from "../db/database.js";
 import { exportFileName, renderServerFileWithReport } from "../server-file/render.js";
 import { loadEffectiveConfiguration, renderInputFor } from "../services/exports.js";
 import { checkConfiguration, headerLines } from "../services/modpack-check.js";
-import { createNotifications } from "../services/notifications.js";
+import { notify } from "../services/notifications.js";
 import { EXPORT_QUEUE, type JobQueue } from "../services/ports.js";
 import { publishExportFinished } from "../services/webhooks.js";
 import type { JobDefinition } from "./boss.js";
@@ -32,15 +32,13 @@ async function failExport(db: Db, exportId: string, reason: string): Promise<boo
       .returning(["modpackId", "requestedBy", "version"])
       .executeTakeFirst();
     if (!failed) return false;
-    await createNotifications(trx, [
-      {
-        userId: failed.requestedBy,
-        title: "Server file generation failed",
-        content: `The ${failed.version} server file could not be generated: ${reason}`,
-        type: "error",
-        metadata: { modpackId: failed.modpackId, exportId, version: failed.version },
-      },
-    ]);
+    await notify(trx, {
+      userId: failed.requestedBy,
+      title: "Server file generation failed",
+      content: `The ${failed.version} server file could not be generated: ${reason}`,
+      type: "error",
+      metadata: { modpackId: failed.modpackId, exportId, version: failed.version },
+    });
     return true;
   });
 }
@@ -91,15 +89,13 @@ async function runExport(deps: { db: Db; jobs: Pick<JobQueue, "send"> }, job: Jo
         .returning("id")
         .executeTakeFirst();
       if (!done) return false;
-      await createNotifications(trx, [
-        {
-          userId: claimed.requestedBy,
-          title: "Server file ready",
-          content: `The ${claimed.version} server file of "${modpack.name}" is ready to download.`,
-          type: "success",
-          metadata: { modpackId: modpack.id, exportId, version: claimed.version },
-        },
-      ]);
+      await notify(trx, {
+        userId: claimed.requestedBy,
+        title: "Server file ready",
+        content: `The ${claimed.version} server file of "${modpack.name}" is ready to download.`,
+        type: "success",
+        metadata: { modpackId: modpack.id, exportId, version: claimed.version },
+      });
       return true;
     });
     if (completed) await publishExportFinished(deps, exportId);

@@ -5,7 +5,7 @@ import type { ImportFailure, ModRow } from "../db/schema.js";
 import { linkMods } from "../services/modpack-mods.js";
 import { authorizeModpack } from "../services/modpacks.js";
 import { upsertWorkshopItems } from "../services/mods.js";
-import { createNotifications } from "../services/notifications.js";
+import { notify } from "../services/notifications.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
 import { findRequirements } from "../services/requirements.js";
 import { publishImportFinished } from "../services/webhooks.js";
@@ -135,15 +135,13 @@ async function finishFailed(
       .returning(["modpackId", "requestedBy", "collectionId"])
       .executeTakeFirst();
     if (!row) return false;
-    await createNotifications(trx, [
-      {
-        userId: row.requestedBy,
-        title: "Import failed",
-        content: `The workshop collection ${row.collectionId} could not be imported: ${reason}`,
-        type: "error",
-        metadata: { modpackId: row.modpackId, importId, collectionId: row.collectionId, error: reason },
-      },
-    ]);
+    await notify(trx, {
+      userId: row.requestedBy,
+      title: "Import failed",
+      content: `The workshop collection ${row.collectionId} could not be imported: ${reason}`,
+      type: "error",
+      metadata: { modpackId: row.modpackId, importId, collectionId: row.collectionId, error: reason },
+    });
     return true;
   });
 }
@@ -250,25 +248,23 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
       .executeTakeFirst();
     if (!finished) return false;
     await trx.updateTable("modpacks").set({ updatedAt: sql<Date>`now()` }).where("id", "=", modpackId).execute();
-    await createNotifications(trx, [
-      {
-        userId: requestedBy,
-        title: failures.length > 0 ? "Import finished with failures" : "Import finished",
-        content:
-          failures.length > 0
-            ? `${imported.size} mods were imported; ${failures.length} items could not be.`
-            : `${imported.size} mods were imported.`,
-        type: failures.length > 0 ? "warning" : "success",
-        metadata: {
-          modpackId,
-          importId,
-          collectionId,
-          modsImported: imported.size,
-          modsFailed: failures.length,
-          failures,
-        },
+    await notify(trx, {
+      userId: requestedBy,
+      title: failures.length > 0 ? "Import finished with failures" : "Import finished",
+      content:
+        failures.length > 0
+          ? `${imported.size} mods were imported; ${failures.length} items could not be.`
+          : `${imported.size} mods were imported.`,
+      type: failures.length > 0 ? "warning" : "success",
+      metadata: {
+        modpackId,
+        importId,
+        collectionId,
+        modsImported: imported.size,
+        modsFailed: failures.length,
+        failures,
       },
-    ]);
+    });
     return true;
   });
 }

@@ -42,16 +42,7 @@ export interface WebhookDependencies {
 
 const columns = ["id", "modpackId", "url", "events", "format", "description", "isActive", "createdAt"] as const;
 
-function toWebhook(row: {
-  id: string;
-  modpackId: string;
-  url: string;
-  events: Webhook["events"];
-  format: Webhook["format"];
-  description: string | null;
-  isActive: boolean;
-  createdAt: Date;
-}): Webhook {
+function toWebhook(row: Omit<Webhook, "createdAt"> & { createdAt: Date }): Webhook {
   return { ...row, url: maskUrl(row.url), createdAt: row.createdAt.toISOString() };
 }
 
@@ -71,9 +62,11 @@ async function checkTarget(settings: WebhookSettings, url: string): Promise<void
   if (refusal) throw unprocessable(refusal);
 }
 
-/** A unique violation of one modpack's URLs: the same URL twice. */
-function isDuplicateUrl(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && error.code === "23505";
+/** A unique violation of one modpack's URLs (the same URL twice) becomes a 409. */
+function refuseDuplicateUrl(error: unknown): never {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "23505") throw conflict("The modpack already has a webhook with this URL");
+  throw error;
 }
 
 /** Marks a webhook's pending deliveries cancelled: their queued jobs then send nothing. */
@@ -367,10 +360,7 @@ export function webhooksService(deps: WebhookDependencies): Services["webhooks"]
             .returning(columns)
             .executeTakeFirstOrThrow();
         })
-        .catch((error: unknown) => {
-          if (isDuplicateUrl(error)) throw conflict("The modpack already has a webhook with this URL");
-          throw error;
-        });
+        .catch(refuseDuplicateUrl);
       return { ...toWebhook(row), secret };
     },
 
@@ -397,10 +387,7 @@ export function webhooksService(deps: WebhookDependencies): Services["webhooks"]
           if (input.isActive === false) await cancelPending(trx, current.id, "the webhook was disabled");
           return updated;
         })
-        .catch((error: unknown) => {
-          if (isDuplicateUrl(error)) throw conflict("The modpack already has a webhook with this URL");
-          throw error;
-        });
+        .catch(refuseDuplicateUrl);
       return toWebhook(row);
     },
 
