@@ -96,14 +96,7 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
         const stored = row.expiresAt.getTime();
         // The database lags the sliding expiry by at most the write interval; keep the later one.
         const expiresAt = Math.max(stored, previous?.id === row.id ? previous.expiresAt : 0);
-        entry = {
-          kind: "session",
-          id: row.id,
-          userId: row.userId,
-          role: row.role,
-          expiresAt,
-          written: stored,
-        };
+        entry = { ...row, kind: "session", expiresAt, written: stored };
         cache.set(hash, entry);
       }
       if (entry.expiresAt <= at) {

@@ -8,6 +8,7 @@
  * mark belongs to no key.
  */
 
+import type { ServerFilePatch } from "@modpack/contract";
 import { BASE_MAP, type ServerFileLines } from "./render.js";
 
 /** The keys the patch owns. */
@@ -15,14 +16,6 @@ export const PATCHED_KEYS = ["Mods", "WorkshopItems", "Map"] as const;
 type PatchedKey = (typeof PATCHED_KEYS)[number];
 
 const BOM = "\uFEFF";
-
-export interface ServerFilePatchChanges {
-  modsAdded: number;
-  modsRemoved: number;
-  workshopItemsAdded: number;
-  workshopItemsRemoved: number;
-  mapChanged: boolean;
-}
 
 interface Line {
   text: string;
@@ -89,10 +82,7 @@ const same = (entry: string) => entry;
  * lines, other settings, their order, line endings, a leading byte order mark and a missing final
  * newline are kept byte for byte.
  */
-export function patchServerFile(
-  text: string,
-  target: ServerFileLines,
-): { content: string; changes: ServerFilePatchChanges } {
+export function patchServerFile(text: string, target: ServerFileLines): ServerFilePatch {
   const bom = text.startsWith(BOM) ? BOM : "";
   const lines = splitLines(text.slice(bom.length));
   const written: Record<PatchedKey, string> = {

@@ -21,15 +21,7 @@ export async function createNotifications(db: Db, notifications: NewNotification
   if (notifications.length === 0) return;
   const rows = await db
     .insertInto("notifications")
-    .values(
-      notifications.map((notification) => ({
-        userId: notification.userId,
-        title: notification.title,
-        content: notification.content,
-        type: notification.type,
-        metadata: JSON.stringify(notification.metadata),
-      })),
-    )
+    .values(notifications.map((notification) => ({ ...notification, metadata: JSON.stringify(notification.metadata) })))
     .returning(["id", "userId"])
     .execute();
   const payloads = rows.map((row) => `${row.userId}:${row.id}`);
@@ -231,12 +223,7 @@ function credentialOf(caller: Caller): RevocableCredential {
 
 export function toNotification(row: NotificationRow): Notification {
   return {
-    id: row.id,
-    userId: row.userId,
-    title: row.title,
-    content: row.content,
-    type: row.type,
-    isRead: row.isRead,
+    ...row,
     metadata: JSON.stringify(row.metadata ?? {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -15,6 +15,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { renderEvent } from "../webhooks/render.js";
 import { newWebhookSecret, openSecret, sealSecret } from "../webhooks/secrets.js";
+import type { SendOutcome } from "../webhooks/send.js";
 import { isDiscordWebhook, maskUrl, refuseTarget, type TargetRules } from "../webhooks/targets.js";
 import { notify } from "./notifications.js";
 import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
@@ -164,38 +165,24 @@ export async function dueDelivery(deps: WebhookDependencies, deliveryId: string)
     .where("d.id", "=", deliveryId)
     .executeTakeFirst();
   if (row?.status !== "pending") return null;
-  if (!row.isActive || !row.modpackActive) {
+  const { secret, previousSecret, previousSecretExpiresAt, isActive, modpackActive, ...delivery } = row;
+  if (!isActive || !modpackActive) {
     await deps.db
       .updateTable("webhookDeliveries")
       .set({
         status: "failed",
-        error: `Cancelled: ${row.isActive ? "the modpack is archived" : "the webhook is disabled"}`,
+        error: `Cancelled: ${isActive ? "the modpack is archived" : "the webhook is disabled"}`,
       })
       .where("id", "=", row.id)
       .where("status", "=", "pending")
       .execute();
     return null;
   }
-  const secrets = [openSecret(deps.settings.secretKey, row.secret)];
-  if (row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt.getTime() > Date.now()) {
-    secrets.push(openSecret(deps.settings.secretKey, row.previousSecret));
+  const secrets = [openSecret(deps.settings.secretKey, secret)];
+  if (previousSecret && previousSecretExpiresAt && previousSecretExpiresAt.getTime() > Date.now()) {
+    secrets.push(openSecret(deps.settings.secretKey, previousSecret));
   }
-  return {
-    id: row.id,
-    webhookId: row.webhookId,
-    eventId: row.eventId,
-    attempt: row.attempt,
-    body: row.body,
-    url: row.url,
-    secrets,
-  };
-}
-
-export interface AttemptResult {
-  status: number | null;
-  retryAfterSeconds: number | null;
-  detail: string | null;
-  durationMs: number;
+  return { ...delivery, secrets };
 }
 
 /** Statuses whose `Retry-After` is honoured. */
@@ -217,7 +204,7 @@ function withJitter(seconds: number): number {
 export async function recordAttempt(
   deps: WebhookDependencies,
   delivery: DueDelivery,
-  result: AttemptResult,
+  result: SendOutcome,
 ): Promise<void> {
   const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
   const { settings } = deps;

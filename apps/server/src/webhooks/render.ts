@@ -78,37 +78,27 @@ function workshopLink(name: string, workshopId: string): string {
   return `[${plain(name)}](https://steamcommunity.com/sharedfiles/filedetails/?id=${workshopId})`;
 }
 
+/** A field listing a cut list's items, with its total in the name; none when the list is empty. */
+function countedField<T>(name: string, list: { items: T[]; total: number }, text: (item: T) => string) {
+  return list.total > 0
+    ? { name: `${name} (${list.total})`, value: lines(list.items.map(text), list.total) }
+    : undefined;
+}
+
 /** The embed Discord renders for an event: the modpack, what changed with workshop links, the check's findings. */
 export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
   const modpack = plain(event.data.modpack.name);
-  const base = { timestamp: event.timestamp, footer: { text: `${event.type} · ${event.data.modpack.id}` } };
+  const base = { timestamp: event.timestamp, footer: { text: `${event.type} · ${event.data.modpack.id}` }, fields: [] };
   let embed: Embed;
   switch (event.type) {
     case "mods.updated": {
       const { updated, removed, findings } = event.data;
+      const link = (mod: { name: string; workshopId: string }) => workshopLink(mod.name, mod.workshopId);
       const fields = [
-        updated.total > 0 && {
-          name: `Updated on the workshop (${updated.total})`,
-          value: lines(
-            updated.items.map((mod) => workshopLink(mod.name, mod.workshopId)),
-            updated.total,
-          ),
-        },
-        removed.total > 0 && {
-          name: `Removed, hidden or delisted (${removed.total})`,
-          value: lines(
-            removed.items.map((mod) => workshopLink(mod.name, mod.workshopId)),
-            removed.total,
-          ),
-        },
-        findings.total > 0 && {
-          name: `New problems (${findings.total})`,
-          value: lines(
-            findings.items.map((finding) => plain(finding.message)),
-            findings.total,
-          ),
-        },
-      ].filter((field) => field !== false);
+        countedField("Updated on the workshop", updated, link),
+        countedField("Removed, hidden or delisted", removed, link),
+        countedField("New problems", findings, (finding) => plain(finding.message)),
+      ].filter((field) => field !== undefined);
       embed = {
         ...base,
         title: `Mods changed in ${modpack}`,
@@ -145,7 +135,6 @@ export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
             ? `Version ${event.data.version}: ${event.data.downloadPath}`
             : plain(event.data.error ?? "The server file could not be made"),
         color: event.type === "export.ready" ? COLORS.success : COLORS.error,
-        fields: [],
       };
       break;
     case "import.finished":
@@ -154,7 +143,6 @@ export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
         title: `Import ${event.data.status}: ${modpack}`,
         description: `${event.data.modsImported} mods imported, ${event.data.modsFailed} failed`,
         color: event.data.status === "completed" ? COLORS.success : COLORS.error,
-        fields: [],
       };
       break;
     case "webhook.test":
@@ -163,7 +151,6 @@ export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
         title: `Test event from ${modpack}`,
         description: plain(event.data.message),
         color: COLORS.info,
-        fields: [],
       };
       break;
   }
