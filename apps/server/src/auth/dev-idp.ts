@@ -83,18 +83,10 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   // front-end in ORIGIN_ALLOWED: browsers apply form-action to every hop of those redirects.
   const formTargets = [publicOrigin, ...config.originsAllowed].join(" ");
   // Codes and tokens expire after their lifetime; the least recently used go first when full.
-  const codes = new LRUCache<string, IssuedCode>({
-    max: MAX_ENTRIES,
-    ttl: CODE_TTL_MS,
-    perf: { now },
-    ttlResolution: 0,
-  });
-  const tokens = new LRUCache<string, DevIdentity>({
-    max: MAX_ENTRIES,
-    ttl: ACCESS_TOKEN_TTL_SECONDS * 1000,
-    perf: { now },
-    ttlResolution: 0,
-  });
+  const expiring = <V extends object>(ttl: number) =>
+    new LRUCache<string, V>({ max: MAX_ENTRIES, ttl, perf: { now }, ttlResolution: 0 });
+  const codes = expiring<IssuedCode>(CODE_TTL_MS);
+  const tokens = expiring<DevIdentity>(ACCESS_TOKEN_TTL_SECONDS * 1000);
 
   const provider = (request: FastifyRequest): ProviderConfig => {
     const serverBase = listeningBaseUrl(request) ?? config.publicUrl;
