@@ -109,30 +109,20 @@ export async function runModUpdate(deps: ModUpdateDependencies) {
     const removed: string[] = [];
     for (const [index, mod] of page.entries()) {
       const result = results[index]!;
-      if (result.ok) {
-        const change = classifyChange(mod, result.item);
-        if (change) {
-          changes.push({
-            modId: mod.id,
-            workshopId: mod.workshopId,
-            name: result.item.title,
-            change,
-            timeUpdated: result.item.timeUpdated?.toISOString() ?? null,
-          });
-          before.push(mod);
-        }
-        if (change || !mod.isActive) refreshed.push(result.item);
-      } else if (mod.isActive) {
-        removed.push(mod.id);
-        before.push(mod);
-        changes.push({
-          modId: mod.id,
-          workshopId: mod.workshopId,
-          name: mod.name,
-          change: "removed",
-          timeUpdated: mod.timeUpdated?.toISOString() ?? null,
-        });
-      }
+      const item = result.ok ? result.item : undefined;
+      // A mod the workshop no longer gives is removed (once: it is then inactive).
+      const change = item ? classifyChange(mod, item) : mod.isActive ? "removed" : null;
+      if (item && (change || !mod.isActive)) refreshed.push(item);
+      if (!change) continue;
+      if (!item) removed.push(mod.id);
+      before.push(mod);
+      changes.push({
+        modId: mod.id,
+        workshopId: mod.workshopId,
+        name: item ? item.title : mod.name,
+        change,
+        timeUpdated: (item ? item.timeUpdated : mod.timeUpdated)?.toISOString() ?? null,
+      });
     }
     await upsertWorkshopItems(db, refreshed);
     if (removed.length > 0) {
@@ -165,13 +155,8 @@ export function modUpdateJob(deps: Omit<ModUpdateDependencies, "jobs">): JobDefi
     schedule: { cron: "0 4 * * *" },
     work: { heartbeatRefreshSeconds: 10 },
     async handle(_jobs, queue) {
-      const result = await runModUpdate({ ...deps, jobs: queue });
-      return {
-        checked: result.checked,
-        changed: result.changes.length,
-        notified: result.notified,
-        delivered: result.delivered,
-      };
+      const { checked, changes, notified, delivered } = await runModUpdate({ ...deps, jobs: queue });
+      return { checked, changed: changes.length, notified, delivered };
     },
   };
 }
