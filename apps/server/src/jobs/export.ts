@@ -18,12 +18,14 @@ interface ExportJobData {
   exportId: string;
 }
 
+type ExportDependencies = { db: Db; jobs: Pick<JobQueue, "send"> };
+
 /**
- * Marks an export failed and tells its requester, in one transaction. An export that already
- * completed or failed is left alone (and nobody is notified twice); answers whether it changed.
+ * Marks an export failed and tells its requester, in one transaction, then its webhooks. An export
+ * that already completed or failed is left alone (and nobody is notified twice); answers whether it changed.
  */
-async function failExport(db: Db, exportId: string, reason: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+async function failExport(deps: ExportDependencies, exportId: string, reason: string): Promise<boolean> {
+  const failed = await deps.db.transaction().execute(async (trx) => {
     const failed = await trx
       .updateTable("exports")
       .set({ status: "failed", error: reason, finishedAt: sql<Date>`now()` })
@@ -41,9 +43,11 @@ async function failExport(db: Db, exportId: string, reason: string): Promise<boo
     });
     return true;
   });
+  if (failed) await publishExportFinished(deps, exportId);
+  return failed;
 }
 
-async function runExport(deps: { db: Db; jobs: Pick<JobQueue, "send"> }, job: Job<ExportJobData>): Promise<object> {
+async function runExport(deps: ExportDependencies, job: Job<ExportJobData>): Promise<object> {
   const { db } = deps;
   const { exportId } = job.data;
   // Claims the export; one that completed or failed (or was deleted with its modpack) is skipped,
@@ -103,12 +107,7 @@ async function runExport(deps: { db: Db; jobs: Pick<JobQueue, "send"> }, job: Jo
   } catch (error) {
     // On the last attempt the requester hears of it now; pg-boss still records the failure (and
     // hands the job to the dead-letter queue, whose handler then finds the export already failed).
-    if (
-      job.retryCount >= RETRY_LIMIT &&
-      (await failExport(db, exportId, `generation failed after ${ATTEMPTS} attempts`))
-    ) {
-      await publishExportFinished(deps, exportId);
-    }
+    if (job.retryCount >= RETRY_LIMIT) await failExport(deps, exportId, `generation failed after ${ATTEMPTS} attempts`);
     throw error;
   }
 }
@@ -155,8 +154,8 @@ export function exportDeadLetterJob(deps: { db: Db }): JobDefinition<ExportJobDa
     async handle(jobs, queue) {
       const results = [];
       for (const { data } of jobs) {
-        const failed = await failExport(deps.db, data.exportId, `generation did not finish after ${ATTEMPTS} attempts`);
-        if (failed) await publishExportFinished({ db: deps.db, jobs: queue }, data.exportId);
+        const reason = `generation did not finish after ${ATTEMPTS} attempts`;
+        const failed = await failExport({ db: deps.db, jobs: queue }, data.exportId, reason);
         results.push({ exportId: data.exportId, failed });
       }
       return results;
