@@ -1,10 +1,27 @@
-import { conflict, notFound, type Services, unprocessable } from "@modpack/contract";
+import { type ApiToken, conflict, notFound, type Services, unprocessable } from "@modpack/contract";
+import type { Selectable } from "kysely";
 import type { Db } from "../db/database.js";
+import type { ApiTokensTable } from "../db/schema.js";
 import { readableBy } from "./modpacks.js";
 import { listPage } from "./paging.js";
 import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+const tokenColumns = ["id", "name", "createdAt", "expiresAt", "lastUsedAt", "scopes", "modpackIds"] as const;
+
+/** A token row, read with `tokenColumns`, as the contract answers it (field by field: a page's rows carry more). */
+function toApiToken(row: Pick<Selectable<ApiTokensTable>, (typeof tokenColumns)[number]>): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    scopes: row.scopes,
+    modpackIds: row.modpackIds,
+  };
+}
 
 export interface ApiTokensDependencies {
   db: Db;
@@ -58,19 +75,10 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         return trx
           .insertInto("apiTokens")
           .values({ userId: caller.userId, name: input.name, tokenHash, expiresAt, scopes: input.scopes, modpackIds })
-          .returning(["id", "createdAt"])
+          .returning(tokenColumns)
           .executeTakeFirstOrThrow();
       });
-      return {
-        id: row.id,
-        name: input.name,
-        token,
-        createdAt: row.createdAt.toISOString(),
-        expiresAt: expiresAt.toISOString(),
-        lastUsedAt: null,
-        scopes: input.scopes,
-        modpackIds,
-      };
+      return { ...toApiToken(row), token };
     },
 
     list(caller, input) {
@@ -85,16 +93,8 @@ export function apiTokensService(deps: ApiTokensDependencies): Services["apiToke
         // At most a few dozen a user: counted in the page's own statement.
         count: "withPage",
         cursors: false,
-        columns: (rows) => rows.select(["id", "name", "createdAt", "expiresAt", "lastUsedAt", "scopes", "modpackIds"]),
-        toItem: (row) => ({
-          id: row.id,
-          name: row.name,
-          createdAt: row.createdAt.toISOString(),
-          expiresAt: (row.expiresAt ?? row.createdAt).toISOString(),
-          lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-          scopes: row.scopes,
-          modpackIds: row.modpackIds,
-        }),
+        columns: (rows) => rows.select(tokenColumns),
+        toItem: toApiToken,
       });
     },
 
