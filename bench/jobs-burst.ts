@@ -18,7 +18,7 @@
  * Environment: DATABASE_URL, BENCH_JOBS_FILES (default 40), BENCH_JOBS_DEADLINE (seconds to wait
  * for everything, default 180), MAX_PENDING_EXPORTS_PER_USER (passed to the service; default here 100,
  * so the per-user bound does not refuse the burst), BENCH_JOBS_PHASES (default `burst,rewrite`),
- * BENCH_JOBS_REWRITE_MODS (default 5000), BENCH_JOBS_REWRITE_ROUNDS (default 4).
+ * BENCH_JOBS_REWRITE_MODS (default 5000), BENCH_JOBS_REWRITE_ROUNDS (default 6).
  */
 import { randomBytes } from "node:crypto";
 import { createModpackInput } from "@modpack/contract";
@@ -42,7 +42,7 @@ const files = Number(env.BENCH_JOBS_FILES ?? 40);
 const deadlineSeconds = Number(env.BENCH_JOBS_DEADLINE ?? 180);
 const phases = new Set((env.BENCH_JOBS_PHASES ?? "burst,rewrite").split(",").map((phase) => phase.trim()));
 const rewriteMods = Number(env.BENCH_JOBS_REWRITE_MODS ?? 5000);
-const rewriteRounds = Number(env.BENCH_JOBS_REWRITE_ROUNDS ?? 4);
+const rewriteRounds = Number(env.BENCH_JOBS_REWRITE_ROUNDS ?? 6);
 const MODS_PER_MODPACK = 100;
 /** The second user's file is polled often; the burst's 40 less, so polling does not load the server much. */
 const POLL_MS = { single: 10, burst: 100 };

@@ -4,10 +4,11 @@
  * rereads `mods` catalogue mods from the Steam stand-in, which serves each round a new name and a
  * new description for every one of them, so the job rewrites every mod's name and description.
  *
- * Two databases hold the same catalogue: `<name>_search` as migrated, and `<name>_plain`, a copy of
- * it without the search text's trigger and trigram index. Each round runs the job on both, in
- * alternating order, so background load falls on both alike; the difference of their times over
- * the rows written is what the trigger and the index cost per written row.
+ * Three databases hold the same catalogue: `<name>_search` as migrated; `<name>_plain`, a copy of it
+ * without the search text's trigger and trigram index; `<name>_trigger`, a copy without the index
+ * only. Each round runs the job on all three, in an order that rotates, so background load falls on
+ * each alike; the difference of their times over the rows written is what the trigger and the index
+ * cost per written row, and how it splits between them.
  */
 import { type Db, openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
@@ -23,12 +24,11 @@ import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
 const BATCH = 100;
 const DAY_SECONDS = 86_400;
 
-export interface RewriteRound {
-  round: number;
-  /** Milliseconds of the job's run on each database. */
-  searchMs: number;
-  plainMs: number;
-}
+const VARIANTS = ["search", "trigger", "plain"] as const;
+type Variant = (typeof VARIANTS)[number];
+
+/** Milliseconds of the job's run on each database in one round. */
+export type RewriteRound = { round: number } & Record<Variant, number>;
 
 const median = (values: number[]) => {
   const sorted = values.toSorted((a, b) => a - b);
@@ -67,8 +67,8 @@ export async function measureCatalogueRewrite(
 ): Promise<RewriteRound[]> {
   const steam = await startFakeSteam();
   const workshop = createWorkshopClient({ baseUrl: steam.url, retryBaseMs: 10 });
-  const searchName = `${name}_search`;
-  const plainName = `${name}_plain`;
+  const databaseName = (variant: Variant) => `${name}_${variant}`;
+  const searchName = databaseName("search");
   const handles: { close(): Promise<void> }[] = [];
   try {
     const searchUrl = await createDatabase(adminUrl, searchName);
@@ -88,14 +88,22 @@ export async function measureCatalogueRewrite(
     }
     await sql`vacuum (analyze) mods`.execute(seeding.db);
     await seeding.close();
-    await createDatabase(adminUrl, plainName, searchName);
-    const search = await openDatabase({ databaseUrl: searchUrl, poolSize: 2 });
-    handles.push(search);
-    const plain = await openDatabase({ databaseUrl: databaseUrlOf(adminUrl, plainName), poolSize: 2 });
-    handles.push(plain);
-    await sql`drop trigger mods_search_text on mods`.execute(plain.db);
-    await sql`drop index mods_search_text_idx`.execute(plain.db);
-    log(`catalogue rewrite: ${mods} mods in ${searchName} and in ${plainName} (no search trigger or trigram index)`);
+    const dbs = {} as Record<Variant, Db>;
+    // A copy is made of a database nobody is connected to: all copies first.
+    for (const variant of VARIANTS) {
+      if (variant !== "search") await createDatabase(adminUrl, databaseName(variant), searchName);
+    }
+    for (const variant of VARIANTS) {
+      const handle = await openDatabase({ databaseUrl: databaseUrlOf(adminUrl, databaseName(variant)), poolSize: 2 });
+      handles.push(handle);
+      dbs[variant] = handle.db;
+    }
+    await sql`drop index mods_search_text_idx`.execute(dbs.trigger);
+    await sql`drop trigger mods_search_text on mods`.execute(dbs.plain);
+    await sql`drop index mods_search_text_idx`.execute(dbs.plain);
+    log(
+      `catalogue rewrite: ${mods} mods in ${searchName}, ${databaseName("trigger")} (no trigram index) and ${databaseName("plain")} (no search trigger or trigram index)`,
+    );
 
     // No modpack holds these mods, so the job notifies nobody and queues no webhook delivery.
     const jobs = {
@@ -111,12 +119,12 @@ export async function measureCatalogueRewrite(
     const measured: RewriteRound[] = [];
     for (let round = 1; round <= rounds; round++) {
       for (const item of roundItems(mods, round)) steam.items.set(item.workshopId, item);
-      const order = round % 2 === 1 ? (["search", "plain"] as const) : (["plain", "search"] as const);
-      const times = { search: 0, plain: 0 };
-      for (const which of order) times[which] = await run(which === "search" ? search.db : plain.db);
-      measured.push({ round, searchMs: times.search, plainMs: times.plain });
+      const order = VARIANTS.map((_, index) => VARIANTS[(index + round - 1) % VARIANTS.length]!);
+      const times: RewriteRound = { round, search: 0, trigger: 0, plain: 0 };
+      for (const variant of order) times[variant] = await run(dbs[variant]);
+      measured.push(times);
       log(
-        `  round ${round} (${order.join(" then ")}): with the search text ${times.search.toFixed(0)} ms, without ${times.plain.toFixed(0)} ms`,
+        `  round ${round} (${order.join(", ")}): ${VARIANTS.map((variant) => `${variant} ${times[variant].toFixed(0)} ms`).join(", ")}`,
       );
     }
     // The rewritten text is what a search finds (the trigger ran on every row).
@@ -124,18 +132,20 @@ export async function measureCatalogueRewrite(
     const found = await sql<{ count: number }>`
       select count(*)::int as count from mods
       where workshop_id = ${last.workshopId} and search_text like '%' || search_normalize(${last.title}) || '%'
-    `.execute(search.db);
+    `.execute(dbs.search);
     if (found.rows[0]?.count !== 1) throw new Error("the rewritten name is not in the stored search text");
-    const searchMs = median(measured.map((round) => round.searchMs));
-    const plainMs = median(measured.map((round) => round.plainMs));
+    const ms = (variant: Variant) => median(measured.map((round) => round[variant]));
+    const perRow = (from: Variant, to: Variant) => `${(((ms(from) - ms(to)) / mods) * 1000).toFixed(0)} µs`;
     log(
-      `catalogue rewrite of ${mods} mods, median of ${rounds} rounds: ${searchMs.toFixed(0)} ms with the search text, ${plainMs.toFixed(0)} ms without; ${(((searchMs - plainMs) / mods) * 1000).toFixed(0)} µs more per written row (${(searchMs / mods).toFixed(2)} vs ${(plainMs / mods).toFixed(2)} ms per row)`,
+      `catalogue rewrite of ${mods} mods, medians of ${rounds} rounds: ${VARIANTS.map((variant) => `${variant} ${ms(variant).toFixed(0)} ms (${(ms(variant) / mods).toFixed(2)} ms a row)`).join(", ")}`,
+    );
+    log(
+      `  the search text costs ${perRow("search", "plain")} more per written row: the trigger ${perRow("trigger", "plain")}, the trigram index ${perRow("search", "trigger")}`,
     );
     return measured;
   } finally {
     for (const handle of handles) await handle.close();
     await steam.close();
-    await dropDatabase(adminUrl, plainName);
-    await dropDatabase(adminUrl, searchName);
+    for (const variant of VARIANTS.toReversed()) await dropDatabase(adminUrl, databaseName(variant));
   }
 }
