@@ -18,9 +18,12 @@ async function asAdmin(adminUrl: string, statement: string): Promise<void> {
   }
 }
 
-/** Creates database `name` and answers its connection string. */
-export async function createDatabase(adminUrl: string, name: string): Promise<string> {
-  await asAdmin(adminUrl, `create database ${name}`);
+/**
+ * Creates database `name` (a copy of database `template` when given: nobody may be connected to
+ * it) and answers its connection string.
+ */
+export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<string> {
+  await asAdmin(adminUrl, `create database ${name}${template ? ` template ${template}` : ""}`);
   return databaseUrlOf(adminUrl, name);
 }
 
