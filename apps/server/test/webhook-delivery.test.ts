@@ -411,3 +411,56 @@ describe("modpack.changed", () => {
     expect(next.data.changes.items.map((change: { kind: string }) => change.kind)).toEqual(["load-order"]);
   });
 });
+
+describe("the end of the retry schedule", () => {
+  let short: TestService;
+  let shortOwner: SignedIn;
+
+  beforeAll(async () => {
+    short = await startTestService({
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_RETRY_SCHEDULE_SECONDS: "0,0" },
+    });
+    shortOwner = await signIn(short, { name: "Owner" });
+  });
+  afterAll(async () => {
+    await short.stop();
+  });
+
+  it("is the last attempt: a delivery that fails it is not tried again, and the webhook stays enabled", async () => {
+    const path = "/hook-last-attempt";
+    receiver.answer(path, { status: 500, body: "still down" });
+    const modpackId = await createModpack(short, shortOwner, { name: "Short schedule" });
+    const { id } = await addWebhook(short, shortOwner, modpackId, { url: receiver.url(path) });
+    const base = `/modpacks/${modpackId}/webhooks/${id}`;
+    const sent = await short.app.inject({ method: "POST", url: `${base}/test`, headers: shortOwner.headers });
+    expect(sent.statusCode, sent.body).toBe(202);
+
+    const deliveries = async () => {
+      const response = await short.app.inject({
+        method: "GET",
+        url: `${base}/deliveries`,
+        headers: shortOwner.headers,
+      });
+      return response.json().data as Delivery[];
+    };
+    // An attempt is settled and its successor queued in one transaction: once the third attempt
+    // reads `failed`, whatever follows it has been decided.
+    const entries = await waitFor("the third attempt settled", deliveries, (list) =>
+      list.some((entry) => entry.attempt === 3 && entry.status === "failed"),
+    );
+    expect(entries.map((entry) => [entry.attempt, entry.status, entry.responseStatus])).toEqual([
+      [3, "failed", 500],
+      [2, "failed", 500],
+      [1, "failed", 500],
+    ]);
+    expect(receiver.received(path)).toHaveLength(3);
+    const queued = await short.runtime.jobs.boss.findJobs(WEBHOOK_DELIVERY_QUEUE, { queued: true });
+    expect(queued).toEqual([]);
+    const webhook = await short.runtime.database.db
+      .selectFrom("webhooks")
+      .select("isActive")
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(webhook.isActive).toBe(true);
+  });
+});
