@@ -19,7 +19,37 @@ import { modsInLockOrder } from "./lock-order.js";
 import { notify } from "./notifications.js";
 import { listPage, rowsByIds, searchTextCondition } from "./paging.js";
 
-export function toModpackSummary(row: ModpackRow): ModpackSummary {
+/** The columns a modpack summary answers: a list reads no more of each row (not its search text). */
+const summaryColumns = [
+  "modpacks.id",
+  "modpacks.name",
+  "modpacks.description",
+  "modpacks.avatarUrl",
+  "modpacks.platformUrl",
+  "modpacks.ownerId",
+  "modpacks.isPublic",
+  "modpacks.isVerified",
+  "modpacks.isActive",
+  "modpacks.createdAt",
+  "modpacks.updatedAt",
+] as const;
+
+type SummaryRow = Pick<
+  ModpackRow,
+  | "id"
+  | "name"
+  | "description"
+  | "avatarUrl"
+  | "platformUrl"
+  | "ownerId"
+  | "isPublic"
+  | "isVerified"
+  | "isActive"
+  | "createdAt"
+  | "updatedAt"
+>;
+
+export function toModpackSummary(row: SummaryRow): ModpackSummary {
   return {
     id: row.id,
     name: row.name,
@@ -38,7 +68,7 @@ export function toModpackSummary(row: ModpackRow): ModpackSummary {
 const memberPermissionValues = new Set<string>(memberPermissions);
 
 /** A modpack row as the single-modpack reads answer it, without its members. */
-function toModpack(row: ModpackRow): Omit<Modpack, "members"> {
+function toModpack(row: SummaryRow & Pick<ModpackRow, "metadata">): Omit<Modpack, "members"> {
   return { ...toModpackSummary(row), metadata: row.metadata ?? {} };
 }
 
@@ -150,7 +180,7 @@ function listModpacks(
     // a bounded distance, else sorts its matches. One user's modpacks are one small set already.
     ...(count === "bounded" &&
       search && { smallSet: true, sortWalk: { table: "modpacks" as const, from: matching, filter } }),
-    columns: (rows) => rows.selectAll("modpacks"),
+    columns: (rows) => rows.select(summaryColumns),
     toItem: toModpackSummary,
   });
 }
