@@ -6,6 +6,7 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { statementsOf } from "./support/query-count.js";
 import { insertModpack, insertMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -293,6 +294,23 @@ describe("bounds and refusals", () => {
     const inCatalogue = (query: string) => get(`/mods?modpackId=${modpackId}&limit=5${query}`, owner.headers);
     expect(((await inCatalogue("")).json() as Page).pagination).toMatchObject({ total: 1100, totalExact: true });
     expect(((await inCatalogue("&search=manymods")).json() as Page).pagination).toMatchObject({ totalExact: false });
+  });
+
+  it("estimates a public list of more than 1,000 modpacks in the page's own statement", async () => {
+    const db = service.runtime.database.db;
+    await sql`
+      insert into modpacks (name, owner_id, is_public, metadata)
+      select 'Manypacks ' || i, ${owner.userId}::uuid, true, '{}'
+      from generate_series(1, 1100) as i
+    `.execute(db);
+    await sql`analyze modpacks`.execute(db);
+    const { rows } = await sql<{ count: number }>`
+      select count(*)::int as count from modpacks where is_public and is_active
+    `.execute(db);
+    const { result, statements } = await statementsOf(service, () => get("/modpacks/public?limit=5"));
+    expect(result.statusCode).toBe(200);
+    expect((result.json() as Page).pagination).toMatchObject({ total: rows[0]?.count, totalExact: false });
+    expect(statements).toHaveLength(1);
   });
 });
 

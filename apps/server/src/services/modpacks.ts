@@ -153,6 +153,11 @@ export function readableBy(
   };
 }
 
+/** The number of public, active modpacks as of the last analyse; null when the index is gone. */
+const publicModpackCount = sql<
+  number | null
+>`(select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx'))`;
+
 /** A page of modpacks in the request's sort; every word of `search` is in the name or the description. */
 function listModpacks(
   db: Db,
@@ -175,6 +180,9 @@ function listModpacks(
       id: "modpacks.id",
     },
     count,
+    // The public modpacks are exactly the rows of the partial indexes on them (migration 0001), whose
+    // row count Postgres's statistics keep: the unfiltered list's total above the exact-count limit.
+    ...(count === "bounded" && !search && { estimate: publicModpackCount }),
     // The public list grows with the catalogue: a search's matches are read from the trigram index,
     // sorted and counted in one statement while they are few, and a larger set walks the sort index
     // a bounded distance, else sorts its matches. One user's modpacks are one small set already.

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { badRequest, MAX_PAGE_DEPTH, type Paged } from "@modpack/contract";
-import { CompiledQuery, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database } from "../db/schema.js";
 
@@ -166,10 +166,20 @@ function countUpToLimit(db: Db, rows: AnySelect) {
 
 /**
  * The total of a bounded list from the count that stopped at EXACT_COUNT_LIMIT + 1: that count,
- * exact, when it stopped short of the limit; above it the planner's estimate of the query's rows.
+ * exact, when it stopped short of the limit; above it the list's `estimate` when the page's
+ * statement read a known one (a row count is never negative), else the planner's estimate of the
+ * query's rows.
  */
-async function boundedTotal(db: Db, rows: AnySelect, counted: number): Promise<{ total: number; exact: boolean }> {
+async function boundedTotal(
+  db: Db,
+  rows: AnySelect,
+  counted: number,
+  estimate?: number | null,
+): Promise<{ total: number; exact: boolean }> {
   if (counted <= EXACT_COUNT_LIMIT) return { total: counted, exact: true };
+  if (typeof estimate === "number" && estimate >= 0) {
+    return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate)), exact: false };
+  }
   return { total: await estimatedCount(db, rows), exact: false };
 }
 
@@ -219,6 +229,12 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
   countRows?: AnySelect;
   /**
+   * For `bounded`: the size of the list as Postgres's statistics keep it (the row count of a partial
+   * index holding exactly the list's rows), read in the page's statement, so a large list's total
+   * needs no statement of its own. Null or negative (never analysed) falls back to the planner.
+   */
+  estimate?: RawBuilder<number | null>;
+  /**
    * For a filtered `bounded` list: the first statement reads the matches in whatever order their
    * indexes give them, stops past EXACT_COUNT_LIMIT, and sorts them in memory: a set that small is
    * then paged and counted exactly in that one statement, however its matches lie in the sort
@@ -262,6 +278,7 @@ interface PageKeys {
   cursorId: string;
   fullCount?: number | string;
   boundedCount?: number;
+  estimate?: number | null;
 }
 
 /**
@@ -336,6 +353,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
    * that stops past EXACT_COUNT_LIMIT, run once (a subquery of no row's values) in the page's
    * statement, so a page and its count are one round trip.
    */
+  const estimateColumn = (spec.estimate ?? sql<null>`null`).as("estimate");
   const readPage = (count?: "window" | "bounded") =>
     completed(
       keyed(position ? (spec.rows.where(after(column, id)) as Q) : spec.rows)
@@ -345,6 +363,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
             eb.selectFrom(countUpToLimit(db, spec.rows).as("counted")).select("counted.count").as("boundedCount"),
           ),
         )
+        .$if(count === "bounded" && spec.estimate !== undefined, (query) => query.select(estimateColumn))
         .select(sql.ref(column).as("pageSort"))
         .orderBy(sql.ref(column), order)
         .orderBy(sql.ref(id), order)
@@ -414,7 +433,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     // A page past the end has no row to carry the count.
     const counted = found[0]?.boundedCount;
     const { total, exact } =
-      counted === undefined ? await boundedCount(db, spec.rows) : await boundedTotal(db, spec.rows, Number(counted));
+      counted === undefined
+        ? await boundedCount(db, spec.rows)
+        : await boundedTotal(db, spec.rows, Number(counted), found[0]?.estimate);
     return answer(found, total, exact);
   }
   const found = await readPage();
