@@ -34,11 +34,9 @@ export function contextOf(services: Services, request: FastifyRequest, caller: C
   return { caller, services, requestId: request.id, response: {}, classifyFailure };
 }
 
-/** Calls the procedure named `name` (`modpacks.get`) through tRPC's caller, with its raw input. */
-function call(ctx: Context, name: string, input: unknown): Promise<unknown> {
-  const procedure = name
-    .split(".")
-    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx));
+/** Calls the procedure at `path` (`["modpacks", "get"]`) through tRPC's caller, with its raw input. */
+function call(ctx: Context, path: readonly string[], input: unknown): Promise<unknown> {
+  const procedure = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx));
   return (procedure as (input: unknown) => Promise<unknown>)(input);
 }
 
@@ -112,6 +110,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
     const { meta } = operation;
     if (!meta.openapi || operation.type === "subscription") continue;
     const limit = deps.rateLimits.route(meta.rateLimit ?? "general");
+    const path = operation.name.split(".");
     app.route({
       method: meta.openapi.method,
       url: fastifyPath(meta.openapi.path),
@@ -128,7 +127,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
             return reply.code(304).send();
           }
           const ctx = contextOf(deps.services, request, caller);
-          const data = await call(ctx, operation.name, input);
+          const data = await call(ctx, path, input);
           const status = ctx.response.status ?? meta.successStatus ?? 200;
           const body: string | undefined = JSON.stringify(data);
           if (meta.cache && request.method === "GET" && status === 200) {
