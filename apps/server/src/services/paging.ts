@@ -221,7 +221,8 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * How the total is counted when the page alone cannot say it (a first page shorter than the
    * limit says it: then nothing more is sent). `bounded`: exactly up to EXACT_COUNT_LIMIT, the
    * planner's estimate above (`totalExact: false`), for sets that grow with the catalogue. `exact`:
-   * `count(*)`, for a set bounded by its owner (one user's modpacks, one modpack's mods).
+   * `count(*)`, for a set bounded by its owner (one user's modpacks, one modpack's mods); it goes
+   * in the page's statement, where counting a set that small costs less than a round trip of its own.
    * `withPage`: `count(*) over ()` in the page's own statement, for a small set read in one
    * statement.
    */
@@ -278,6 +279,7 @@ interface PageKeys {
   cursorId: string;
   fullCount?: number | string;
   boundedCount?: number;
+  exactCount?: number;
   estimate?: number | null;
 }
 
@@ -350,14 +352,19 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   /**
    * The page as the planner finds it best: along the sort order, or all matches sorted. `count`
    * adds the total's count to each row: `window`, a count of the rows read; `bounded`, the count
-   * that stops past EXACT_COUNT_LIMIT, run once (a subquery of no row's values) in the page's
-   * statement, so a page and its count are one round trip.
+   * that stops past EXACT_COUNT_LIMIT, and `exact`, the whole count, each run once (a subquery of
+   * no row's values) in the page's statement, so a page and its count are one round trip.
    */
   const estimateColumn = (spec.estimate ?? sql<null>`null`).as("estimate");
-  const readPage = (count?: "window" | "bounded") =>
+  const readPage = (count?: "window" | "bounded" | "exact") =>
     completed(
       keyed(position ? (spec.rows.where(after(column, id)) as Q) : spec.rows)
         .$if(count === "window", (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
+        .$if(count === "exact", (query) =>
+          query.select(() =>
+            (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count")).as("exactCount"),
+          ),
+        )
         .$if(count === "bounded", (query) =>
           query.select((eb) =>
             eb.selectFrom(countUpToLimit(db, spec.rows).as("counted")).select("counted.count").as("boundedCount"),
@@ -438,10 +445,12 @@ export async function listPage<Q extends AnySelect, Row, Item>(
         : await boundedTotal(db, spec.rows, Number(counted), found[0]?.estimate);
     return answer(found, total, exact);
   }
-  const found = await readPage();
+  const found = await readPage("exact");
   const known = totalOfPage(found);
   if (known !== undefined) return answer(found, known, true);
-  return answer(found, await countExactly(), true);
+  // A page past the end has no row to carry the count.
+  const counted = found[0]?.exactCount;
+  return answer(found, counted === undefined ? await countExactly() : Number(counted), true);
 
   /**
    * A large match set's page (see `sortWalk`): the matches among the first rows of the sort order,
