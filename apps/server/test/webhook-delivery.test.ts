@@ -75,8 +75,9 @@ async function sendTest(base: string): Promise<string> {
   return response.json().deliveryId;
 }
 
-async function log(base: string): Promise<Delivery[]> {
-  const response = await service.app.inject({ method: "GET", url: `${base}/deliveries`, headers: owner.headers });
+/** A webhook's delivery log, newest first, as `who` reads it on `on`. */
+async function log(base: string, on = service, who = owner): Promise<Delivery[]> {
+  const response = await on.app.inject({ method: "GET", url: `${base}/deliveries`, headers: who.headers });
   expect(response.statusCode).toBe(200);
   return response.json().data;
 }
@@ -435,18 +436,12 @@ describe("the end of the retry schedule", () => {
     const sent = await short.app.inject({ method: "POST", url: `${base}/test`, headers: shortOwner.headers });
     expect(sent.statusCode, sent.body).toBe(202);
 
-    const deliveries = async () => {
-      const response = await short.app.inject({
-        method: "GET",
-        url: `${base}/deliveries`,
-        headers: shortOwner.headers,
-      });
-      return response.json().data as Delivery[];
-    };
     // An attempt is settled and its successor queued in one transaction: once the third attempt
     // reads `failed`, whatever follows it has been decided.
-    const entries = await waitFor("the third attempt settled", deliveries, (list) =>
-      list.some((entry) => entry.attempt === 3 && entry.status === "failed"),
+    const entries = await waitFor(
+      "the third attempt settled",
+      () => log(base, short, shortOwner),
+      (list) => list.some((entry) => entry.attempt === 3 && entry.status === "failed"),
     );
     expect(entries.map((entry) => [entry.attempt, entry.status, entry.responseStatus])).toEqual([
       [3, "failed", 500],

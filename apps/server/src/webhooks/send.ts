@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { retryAfterSeconds } from "../retry-after.js";
 import { addressLiteral, isPublicAddress, type TargetRules } from "./targets.js";
 
 /** How much of an answer's body is read, for the delivery log. */
@@ -18,14 +19,6 @@ export interface SendOutcome {
 
 /** Thrown by the lookup, so that no connection to a refused address is ever attempted. */
 class RefusedAddress extends Error {}
-
-/** `Retry-After` as seconds from now: delta seconds or an HTTP date. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
-}
 
 /**
  * A lookup that resolves through the injected resolver and hands the socket only addresses the rules
@@ -100,7 +93,7 @@ export async function postWebhook(
         resolve(
           outcome({
             status: response.statusCode ?? null,
-            retryAfterSeconds: parseRetryAfter(response.headers["retry-after"]),
+            retryAfterSeconds: retryAfterSeconds(response.headers["retry-after"]),
             detail: Buffer.concat(chunks).subarray(0, MAX_LOGGED_BODY).toString("utf8") || null,
           }),
         );

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { WORKSHOP_ID, workshopTextLimits } from "@modpack/contract";
 import { z } from "zod";
+import { retryAfterSeconds } from "../retry-after.js";
 import { type BuildModIds, parseDescription, type RejectedDescriptionValue } from "./description.js";
 
 /** Steam app id of Project Zomboid; items for any other game are refused. */
@@ -183,12 +184,10 @@ function chunk<T>(values: T[], size: number): T[][] {
   return chunks;
 }
 
-/** The wait a Retry-After header (seconds or an HTTP date) asks for, bounded; undefined when absent or unreadable. */
+/** The wait a Retry-After header asks for, bounded; undefined when absent or unreadable. */
 function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const text = header.trim();
-  const wait = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
-  return Number.isNaN(wait) ? undefined : Math.min(MAX_RETRY_DELAY_MS, Math.max(0, wait));
+  const seconds = retryAfterSeconds(header);
+  return seconds === null ? undefined : Math.min(MAX_RETRY_DELAY_MS, seconds * 1000);
 }
 
 function describeError(error: unknown): string {
