@@ -1,6 +1,7 @@
 import fastifyRateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from "@fastify/rate-limit";
 import type { RateLimitGroup } from "@modpack/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
+import { LRUCache } from "lru-cache";
 import type { LimitsConfig } from "../config.js";
 import { httpError } from "../edge/errors.js";
 import type { Authenticate, RouteLimit } from "../edge/routes.js";
@@ -22,35 +23,26 @@ declare module "fastify" {
  * its own store (`child`), but a group's budget is spent by all of its routes and by `/trpc` alike.
  */
 class SharedWindows implements FastifyRateLimitStore {
-  private readonly windows = new Map<string, { current: number; startedAt: number }>();
+  // Past MAX_KEYS callers the least recently seen are forgotten, rather than the store growing without bound.
+  private readonly windows = new LRUCache<string, { current: number; endsAt: number }>({ max: MAX_KEYS });
 
   incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
     const now = Date.now();
     let window = this.windows.get(key);
-    if (!window || window.startedAt + WINDOW_MS <= now) {
-      if (!window && this.windows.size >= MAX_KEYS) this.dropEnded(now);
-      window = { current: 0, startedAt: now };
+    if (!window || window.endsAt <= now) {
+      window = { current: 0, endsAt: now + WINDOW_MS };
       this.windows.set(key, window);
     }
     window.current += 1;
-    callback(null, { current: window.current, ttl: window.startedAt + WINDOW_MS - now });
+    callback(null, { current: window.current, ttl: window.endsAt - now });
   }
 
   child(): FastifyRateLimitStore {
     return this;
   }
-
-  private dropEnded(now: number): void {
-    for (const [key, window] of this.windows) if (window.startedAt + WINDOW_MS <= now) this.windows.delete(key);
-    // Still full: forget the oldest windows rather than grow without bound.
-    for (const key of this.windows.keys()) {
-      if (this.windows.size < MAX_KEYS) break;
-      this.windows.delete(key);
-    }
-  }
 }
 
-/** How many callers' windows the store keeps before it drops ended ones. */
+/** How many callers' windows the store keeps. */
 const MAX_KEYS = 10_000;
 
 export interface RateLimits {
