@@ -130,16 +130,8 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
   handler(context: RouteContext<z.output<Params>, z.output<Query>, RouteAccess>): Promise<unknown>;
 }
 
-/** A declared route: its Fastify registration and its OpenAPI operation. */
-export interface Route {
-  method: Method;
-  path: `/${string}`;
-  permission: Access;
-  rateLimit: RouteLimitGroup;
-  config?: FastifyContextConfig;
-  operation: ZodOpenApiOperationObject;
-  handle(request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate): Promise<unknown>;
-}
+/** A declared route, its types erased: what its module registers and documents. */
+export type Route = RouteDefinition<AnyObject, AnyObject, Access>;
 
 const signedIn: Record<string, string[]>[] = [{ cookieAuth: [] }, { bearerAuth: [] }];
 
@@ -170,7 +162,7 @@ function tokenRules(scope: TokenScope, wholeAccount: boolean): string[] {
   ];
 }
 
-function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>): ZodOpenApiOperationObject {
+function operationOf(definition: Route): ZodOpenApiOperationObject {
   const { permission } = definition;
   const needsPermission = permission !== "public";
   const takesCaller = needsPermission || definition.optionalCaller === true;
@@ -218,48 +210,39 @@ function operationOf(definition: RouteDefinition<AnyObject, AnyObject, Access>):
 
 /**
  * Declares a plain Fastify route the way procedures are declared: its path, who may call it, its
- * zod params and query, and its responses. The route runs the procedures' steps in their order
- * (authenticate → permission → parse params and query, a 400 with the issues) before its handler,
- * answers every refusal through `sendError`, and generates its own OpenAPI operation.
+ * zod params and query, and its responses. `routeModule` serves it (`handle`) and documents it
+ * with the OpenAPI operation `operationOf` generates.
  */
 export function defineRoute<
   RouteAccess extends Access,
   Params extends AnyObject = AnyObject,
   Query extends AnyObject = AnyObject,
 >(definition: RouteDefinition<Params, Query, RouteAccess>): Route {
-  const { permission } = definition;
-  const scope = scopeOf(definition);
-  return {
-    method: definition.method,
-    path: definition.path,
-    permission,
-    rateLimit: definition.rateLimit ?? "general",
-    ...(definition.config ? { config: definition.config } : {}),
-    operation: operationOf(definition as unknown as RouteDefinition<AnyObject, AnyObject, Access>),
-    async handle(request, reply, authenticate) {
-      let caller: Caller | null = null;
-      if (permission !== "public") {
-        caller = await authenticate(request, reply);
-        if (!caller) return sendError(reply, unauthorized());
-        if (!roleHasPermission(caller.role, permission)) return sendError(reply, noPermission());
-      } else if (definition.optionalCaller) {
-        caller = await authenticate(request, reply);
-      }
-      if (caller && !callerHasScope(caller, scope)) return sendError(reply, noPermission());
-      if (caller?.modpackIds && definition.wholeAccount) return sendError(reply, noPermission());
-      const params = (definition.params ?? z.object({})).safeParse(request.params ?? {});
-      if (!params.success) return sendError(reply, invalidInput(params.error));
-      const query = (definition.query ?? z.object({})).safeParse(request.query ?? {});
-      if (!query.success) return sendError(reply, invalidInput(query.error));
-      return definition.handler({
-        request,
-        reply,
-        caller: caller as RouteContext<unknown, unknown, RouteAccess>["caller"],
-        params: params.data as z.output<Params>,
-        query: query.data as z.output<Query>,
-      });
-    },
-  };
+  return definition as unknown as Route;
+}
+
+/**
+ * Serves one request of a route: the procedures' steps in their order (authenticate → permission →
+ * parse params and query, a 400 with the issues), then its handler; every refusal is answered
+ * through `sendError`.
+ */
+async function handle(route: Route, request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate) {
+  const { permission } = route;
+  let caller: Caller | null = null;
+  if (permission !== "public") {
+    caller = await authenticate(request, reply);
+    if (!caller) return sendError(reply, unauthorized());
+    if (!roleHasPermission(caller.role, permission)) return sendError(reply, noPermission());
+  } else if (route.optionalCaller) {
+    caller = await authenticate(request, reply);
+  }
+  if (caller && !callerHasScope(caller, scopeOf(route))) return sendError(reply, noPermission());
+  if (caller?.modpackIds && route.wholeAccount) return sendError(reply, noPermission());
+  const params = (route.params ?? z.object({})).safeParse(request.params ?? {});
+  if (!params.success) return sendError(reply, invalidInput(params.error));
+  const query = (route.query ?? z.object({})).safeParse(request.query ?? {});
+  if (!query.success) return sendError(reply, invalidInput(query.error));
+  return route.handler({ request, reply, caller, params: params.data, query: query.data });
 }
 
 /** The Fastify form of a document path: `{exportId}` becomes `:exportId`. */
@@ -278,7 +261,7 @@ export function routeModule(
 ): RouteModule {
   const paths: OpenApiPaths = {};
   for (const route of documented) {
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: route.operation };
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationOf(route) };
   }
   const plugin: FastifyPluginAsync<RouteModuleOptions> = async (app, { authenticate, limit }) => {
     await setup?.(app);
@@ -286,13 +269,13 @@ export function routeModule(
       if (!authenticate && route.permission !== "public") {
         throw new Error(`${route.method} ${route.path} needs a signed-in caller: register it with \`authenticate\``);
       }
-      const routeLimit = limit?.(route.rateLimit);
+      const routeLimit = limit?.(route.rateLimit ?? "general");
       app.route({
         method: route.method,
         url: fastifyPath(route.path),
         config: { ...route.config, ...routeLimit?.config },
         ...(routeLimit ? { onRequest: routeLimit.onRequest } : {}),
-        handler: (request, reply) => route.handle(request, reply, authenticate ?? (async () => null)),
+        handler: (request, reply) => handle(route, request, reply, authenticate ?? (async () => null)),
       });
     }
   };
