@@ -12,6 +12,7 @@ import {
 } from "@modpack/contract";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { OpenApiPaths } from "../edge/routes.js";
+import { bodyMethods } from "./hardening.js";
 
 const errorDescriptions: Record<number, string> = {
   400: "The input breaks a rule of the schema (the body lists the issues), a parameter or the body holds the NUL character, or the body is malformed JSON (on every operation, including those that take no input).",
@@ -197,8 +198,7 @@ export function buildOpenApiDocument(options: { publicUrl: string; extraPaths: O
     }
   }
   document.info.description = `${document.info.description ?? ""}\n\n${permissionTable(rows)}`;
-  declareIntegerFormats(document.paths);
-  declareIntegerFormats(document.components);
+  declareIntegerFormats(document);
   return document;
 }
 
@@ -344,7 +344,6 @@ function describeProcedure(operation: Operation, meta: Meta): void {
     operation["x-token-scope"] = meta.scope;
   }
   if (meta.wholeAccount) operation["x-whole-account"] = true;
-  if (operation.parameters?.length || operation.requestBody) statuses.add(400);
   statuses.add(500);
   for (const key of Object.keys(responses)) if (Number(key) >= 400) delete responses[key];
   // Integer keys enumerate in ascending order, so the statuses need no sorting.
@@ -355,23 +354,19 @@ function describeProcedure(operation: Operation, meta: Meta): void {
         : status === 403 && (meta.permission || (!isPublic && meta.scope === "write"))
           ? { oneOf: [{ $ref: "#/components/schemas/NoPermission" }, { $ref: "#/components/schemas/Error" }] }
           : { $ref: "#/components/schemas/Error" };
-    responses[status] = {
-      description: errorDescriptions[status] ?? "Error",
-      content: { "application/json": { schema } },
-    };
+    responses[status] = errorResponse(status, schema);
   }
 }
 
 const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
 
+/** The answer of an error status: what it means, with the service's error body (or `schema`). */
+function errorResponse(status: number, schema: JsonSchema = { $ref: "#/components/schemas/Error" }) {
+  return { description: errorDescriptions[status] ?? "Error", content: { "application/json": { schema } } };
+}
+
 /** Headers several operations send, declared once. */
-const sharedHeaders: Record<
-  string,
-  {
-    description: string;
-    schema: { type: "integer" | "string"; format?: string; minimum?: number; maximum?: number; maxLength?: number };
-  }
-> = {
+const sharedHeaders: NonNullable<OpenAPIObject["components"]>["headers"] = {
   "Retry-After": {
     description: "Seconds to wait before trying again.",
     schema: { type: "integer", format: "int32", minimum: 1, maximum: 86_400 },
@@ -424,9 +419,6 @@ const sharedResponses = {
   },
 };
 
-/** Methods whose requests may carry a body, and so meet the body rules (size, media type, cross-site). */
-const bodyMethods = new Set(["post", "put", "patch", "delete"]);
-
 /**
  * What the HTTP layer in front of every operation can answer, whatever the operation does: a NUL in
  * any parameter or malformed JSON (400), a path parameter too long for the router (414), a
@@ -436,18 +428,19 @@ const bodyMethods = new Set(["post", "put", "patch", "delete"]);
  */
 function describeTransport(operation: Operation, method: string): void {
   const { responses } = operation;
-  responses["400"] ??= { description: errorDescriptions[400] ?? "", content: errorContent };
+  responses["400"] ??= errorResponse(400);
   if (operation.parameters?.some((parameter) => parameter.in === "path")) {
-    responses["414"] = { description: errorDescriptions[414] ?? "", content: errorContent };
+    responses["414"] = errorResponse(414);
   }
-  if (bodyMethods.has(method)) {
+  // Requests that may carry a body meet the body rules (size, media type, cross-site).
+  if (bodyMethods.has(method.toUpperCase())) {
     const forbidden = responses["403"]?.content?.["application/json"];
     if (!forbidden) responses["403"] = { description: crossSite, content: errorContent };
     else if (forbidden.schema?.$ref === "#/components/schemas/NoPermission") {
       forbidden.schema = { oneOf: [forbidden.schema, { $ref: "#/components/schemas/Error" }] };
     }
-    responses["413"] = { description: errorDescriptions[413] ?? "", content: errorContent };
-    responses["415"] = { description: errorDescriptions[415] ?? "", content: errorContent };
+    responses["413"] = errorResponse(413);
+    responses["415"] = errorResponse(415);
   }
   const limited = operation["x-rate-limit"] !== "none";
   if (limited) responses["429"] = { $ref: "#/components/responses/TooManyRequests" };
