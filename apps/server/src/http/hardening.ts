@@ -43,14 +43,13 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
 
   // The request id is echoed on every reply, refusals included.
-  app.addHook("onRequest", (request, reply, done) => {
+  app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
-    done();
   });
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused. A path
   // the service does not have is a 404 whatever the request (here and in the checks below).
-  app.addHook("onRequest", (request, reply, done) => {
+  app.addHook("onRequest", async (request, reply) => {
     const origin = request.headers.origin;
     if (
       bodyMethods.has(request.method) &&
@@ -60,34 +59,23 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
       !request.headers.authorization?.toLowerCase().startsWith("bearer ") &&
       request.headers.cookie?.includes(`${SESSION_COOKIE}=`)
     ) {
-      sendError(reply, httpError(403, `Cross-site request from ${origin} refused`));
-      return;
+      return sendError(reply, httpError(403, `Cross-site request from ${origin} refused`));
     }
-    done();
   });
 
   // Postgres text cannot hold NUL: a request carrying one is refused before any procedure runs.
-  app.addHook("preValidation", (request, reply, done) => {
-    if (
-      request.is404 ||
-      (!containsNul(request.params) && !containsNul(request.query) && !bodyContainsNul(request.body))
-    ) {
-      done();
-      return;
+  app.addHook("preValidation", async (request, reply) => {
+    if (request.is404) return;
+    if (containsNul(request.params) || containsNul(request.query) || bodyContainsNul(request.body)) {
+      return sendError(reply, httpError(400, "Text must not contain the NUL character (\\u0000)"));
     }
-    sendError(reply, httpError(400, "Text must not contain the NUL character (\\u0000)"));
   });
 
   // Bodies: JSON only; an empty body is no body, so a body-less DELETE or POST needs no headers.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body: string, done) => {
-    if (body.trim() === "") return done(null, undefined);
-    try {
-      done(null, parseJsonBody(body));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser("application/json", { parseAs: "string" }, async (_request: FastifyRequest, body: string) =>
+    body.trim() === "" ? undefined : parseJsonBody(body),
+  );
 
   await app.register(fastifyCookie);
   const rateLimits = await registerRateLimits(app, { limits: config.limits, authenticate });
