@@ -86,10 +86,9 @@ async function notModified(
   const rule = meta.cache;
   const id = (request.params as { id?: string }).id;
   if (!ifNoneMatch || !rule?.validator || id === undefined || !uuid.safeParse(id).success) return false;
-  const validators = deps.readValidators;
   const version = await (rule.validator === "mod"
-    ? validators.mod(id)
-    : validators.modpack(caller, id, meta.modpackAccess ?? "read")
+    ? deps.readValidators.mod(id)
+    : deps.readValidators.modpack(caller, id, meta.modpackAccess ?? "read")
   ).catch(() => undefined);
   if (version === undefined) return false;
   const etag = versionTag(version, request.url);

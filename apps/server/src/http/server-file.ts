@@ -11,7 +11,7 @@ import {
   serverFilePatchSchema,
   uuid,
 } from "@modpack/contract";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { httpError, sendError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
@@ -161,7 +161,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       setCacheHeaders(request, reply, { scope: "public" }, etag);
       reply.header(CHECK_ERRORS_HEADER, String(file.errors));
       if (namesTag(request.headers["if-none-match"], etag)) return reply.code(304).send();
-      return send(reply, MEDIA_TYPES[query.format], body);
+      return reply.code(200).header("content-type", MEDIA_TYPES[query.format]).send(body);
     },
   });
   const patch = defineRoute({
@@ -230,14 +230,10 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
         .header("map-changed", String(changes.mapChanged));
       if (query.format === "json") {
         const json: ServerFilePatch = { content: patched.content, changes };
-        return send(reply, MEDIA_TYPES.json, JSON.stringify(json));
+        return reply.code(200).header("content-type", MEDIA_TYPES.json).send(JSON.stringify(json));
       }
-      return send(reply, MEDIA_TYPES.ini, patched.content);
+      return reply.code(200).header("content-type", MEDIA_TYPES.ini).send(patched.content);
     },
   });
   return routeModule([current, patch], readTextBodies);
-}
-
-function send(reply: FastifyReply, mediaType: string, body: string) {
-  return reply.code(200).header("content-type", mediaType).send(body);
 }
