@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LRUCache } from "lru-cache";
+import { z } from "zod";
 import type { Config } from "../config.js";
 import { httpError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
@@ -61,14 +62,6 @@ function field(source: unknown, name: string): string | undefined {
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-interface AuthorizeRequest {
-  clientId: string;
-  redirectUri: string;
-  state: string;
-  codeChallenge: string;
-  scope: string;
-}
-
 /**
  * A development identity provider under `/dev-idp/` speaking the same OAuth 2.0 protocol as a real
  * one (authorization code, PKCE S256, HTTP Basic client authentication, Bearer userinfo), with a
@@ -101,22 +94,26 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     };
   };
 
+  const challengeProblem = "code_challenge is missing or malformed";
+  const stateProblem = "state is missing or too long";
+  // An authorization request's parameters, by their OAuth names, checked in this order.
+  const authorizeRequest = z.object({
+    response_type: z.literal("code", "response_type must be code"),
+    client_id: z.literal(DEV_CLIENT_ID, "client_id is not this service's development client"),
+    redirect_uri: z.literal(callbackUrl, `redirect_uri must be ${callbackUrl}`),
+    code_challenge_method: z.literal("S256", "code_challenge_method must be S256"),
+    code_challenge: z.string(challengeProblem).regex(/^[A-Za-z0-9_-]{43}$/, challengeProblem),
+    state: z.string(stateProblem).min(1, stateProblem).max(512, stateProblem),
+    scope: z.string().catch(""),
+  });
+  type AuthorizeRequest = z.infer<typeof authorizeRequest>;
+
   /** The authorization request's parameters, checked; a 400 naming the first problem. */
   const readAuthorizeRequest = (source: unknown): AuthorizeRequest => {
-    const problem = (text: string) => httpError(400, `Invalid authorization request: ${text}`);
-    if (field(source, "response_type") !== "code") throw problem("response_type must be code");
-    const clientId = field(source, "client_id");
-    if (clientId !== DEV_CLIENT_ID) throw problem("client_id is not this service's development client");
-    const redirectUri = field(source, "redirect_uri");
-    if (redirectUri !== callbackUrl) throw problem(`redirect_uri must be ${callbackUrl}`);
-    if (field(source, "code_challenge_method") !== "S256") throw problem("code_challenge_method must be S256");
-    const codeChallenge = field(source, "code_challenge");
-    if (!codeChallenge || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
-      throw problem("code_challenge is missing or malformed");
-    }
-    const state = field(source, "state");
-    if (!state || state.length > 512) throw problem("state is missing or too long");
-    return { clientId, redirectUri, state, codeChallenge, scope: field(source, "scope") ?? "" };
+    // A missing or non-object source (no form body) has no parameters at all.
+    const parsed = authorizeRequest.safeParse({ ...(source as object) });
+    if (parsed.success) return parsed.data;
+    throw httpError(400, `Invalid authorization request: ${parsed.error.issues[0]!.message}`);
   };
 
   const page = (
@@ -125,16 +122,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     values: { name: string; email: string },
     error = "",
   ) => {
-    const hidden = {
-      response_type: "code",
-      client_id: request.clientId,
-      redirect_uri: request.redirectUri,
-      state: request.state,
-      code_challenge: request.codeChallenge,
-      code_challenge_method: "S256",
-      scope: request.scope,
-    };
-    const hiddenInputs = Object.entries(hidden)
+    const hiddenInputs = Object.entries(request)
       .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
       .join("\n      ");
     reply
@@ -224,11 +212,11 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       const picture = `${config.publicUrl}${DEV_IDP_PREFIX}/avatar.svg?name=${encodeURIComponent(name)}`;
       const code = generateSecret();
       codes.set(code, {
-        redirectUri: authorize.redirectUri,
-        codeChallenge: authorize.codeChallenge,
+        redirectUri: authorize.redirect_uri,
+        codeChallenge: authorize.code_challenge,
         identity: { sub, name, email, picture },
       });
-      const target = new URL(authorize.redirectUri);
+      const target = new URL(authorize.redirect_uri);
       target.searchParams.set("code", code);
       target.searchParams.set("state", authorize.state);
       return reply.header("cache-control", "no-store").redirect(target.toString(), 302);
