@@ -70,19 +70,14 @@ function refuseDuplicateUrl(error: unknown): never {
   throw error;
 }
 
-/** Marks a webhook's pending deliveries cancelled: their queued jobs then send nothing. */
-function cancelPending(db: Db, webhookId: string, reason: string) {
+/** Marks pending deliveries (one, or all of a webhook) cancelled: their queued jobs then send nothing. */
+function cancelPending(db: Db, which: { id: string } | { webhookId: string }, reason: string) {
   return db
     .updateTable("webhookDeliveries")
     .set({ status: "failed", error: `Cancelled: ${reason}` })
-    .where("webhookId", "=", webhookId)
+    .where((eb) => eb.and(which))
     .where("status", "=", "pending")
     .execute();
-}
-
-interface Target {
-  id: string;
-  format: Webhook["format"];
 }
 
 /**
@@ -91,7 +86,7 @@ interface Target {
  */
 async function queueDeliveries(
   deps: Pick<WebhookDependencies, "db" | "jobs">,
-  targets: Target[],
+  targets: Pick<Webhook, "id" | "format">[],
   event: WebhookEvent,
 ): Promise<string[]> {
   if (targets.length === 0) return [];
@@ -167,15 +162,7 @@ export async function dueDelivery(deps: WebhookDependencies, deliveryId: string)
   if (row?.status !== "pending") return null;
   const { secret, previousSecret, previousSecretExpiresAt, isActive, modpackActive, ...delivery } = row;
   if (!isActive || !modpackActive) {
-    await deps.db
-      .updateTable("webhookDeliveries")
-      .set({
-        status: "failed",
-        error: `Cancelled: ${isActive ? "the modpack is archived" : "the webhook is disabled"}`,
-      })
-      .where("id", "=", row.id)
-      .where("status", "=", "pending")
-      .execute();
+    await cancelPending(deps.db, { id: row.id }, isActive ? "the modpack is archived" : "the webhook is disabled");
     return null;
   }
   const secrets = [openSecret(deps.settings.secretKey, secret)];
@@ -291,7 +278,7 @@ async function disable(db: Db, webhookId: string, reason: string): Promise<void>
     .set({ isActive: false, updatedAt: sql<Date>`now()` })
     .where("id", "=", webhookId)
     .execute();
-  await cancelPending(db, webhookId, `the webhook was disabled: ${reason}`);
+  await cancelPending(db, { webhookId }, `the webhook was disabled: ${reason}`);
 }
 
 /** Deletes settled delivery attempts older than `days`; answers how many. */
@@ -371,7 +358,7 @@ export function webhooksService(deps: WebhookDependencies): Services["webhooks"]
             .where("id", "=", current.id)
             .returning(columns)
             .executeTakeFirstOrThrow();
-          if (input.isActive === false) await cancelPending(trx, current.id, "the webhook was disabled");
+          if (input.isActive === false) await cancelPending(trx, { webhookId: current.id }, "the webhook was disabled");
           return updated;
         })
         .catch(refuseDuplicateUrl);
