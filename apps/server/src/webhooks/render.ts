@@ -87,9 +87,13 @@ function countedField<T>(name: string, list: { items: T[]; total: number }, text
 
 /** The embed Discord renders for an event: the modpack, what changed with workshop links, the check's findings. */
 export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
-  const modpack = plain(event.data.modpack.name);
   const base = { timestamp: event.timestamp, footer: { text: `${event.type} · ${event.data.modpack.id}` }, fields: [] };
-  let embed: Embed;
+  return { embeds: [withinLimits({ ...base, ...embedContent(event) })] };
+}
+
+/** What an embed says about an event, before Discord's limits are applied. */
+function embedContent(event: WebhookEvent): Pick<Embed, "title" | "description" | "color"> & Partial<Embed> {
+  const modpack = plain(event.data.modpack.name);
   switch (event.type) {
     case "mods.updated": {
       const { updated, removed, findings } = event.data;
@@ -99,18 +103,15 @@ export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
         countedField("Removed, hidden or delisted", removed, link),
         countedField("New problems", findings, (finding) => plain(finding.message)),
       ].filter((field) => field !== undefined);
-      embed = {
-        ...base,
+      return {
         title: `Mods changed in ${modpack}`,
         description: "Restart the server to pick up the new versions.",
         color: findings.total > 0 || removed.total > 0 ? COLORS.warning : COLORS.info,
         fields,
       };
-      break;
     }
     case "modpack.changed":
-      embed = {
-        ...base,
+      return {
         title: `${modpack} was changed`,
         description: `By ${event.data.by.map((user) => plain(user.name)).join(", ")}`,
         color: COLORS.info,
@@ -124,11 +125,9 @@ export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
           },
         ],
       };
-      break;
     case "export.ready":
     case "export.failed":
-      embed = {
-        ...base,
+      return {
         title: `Server file ${event.type === "export.ready" ? "ready" : "failed"}: ${modpack}`,
         description:
           event.type === "export.ready"
@@ -136,25 +135,19 @@ export function discordMessage(event: WebhookEvent): { embeds: Embed[] } {
             : plain(event.data.error ?? "The server file could not be made"),
         color: event.type === "export.ready" ? COLORS.success : COLORS.error,
       };
-      break;
     case "import.finished":
-      embed = {
-        ...base,
+      return {
         title: `Import ${event.data.status}: ${modpack}`,
         description: `${event.data.modsImported} mods imported, ${event.data.modsFailed} failed`,
         color: event.data.status === "completed" ? COLORS.success : COLORS.error,
       };
-      break;
     case "webhook.test":
-      embed = {
-        ...base,
+      return {
         title: `Test event from ${modpack}`,
         description: plain(event.data.message),
         color: COLORS.info,
       };
-      break;
   }
-  return { embeds: [withinLimits(embed)] };
 }
 
 function withinLimits(embed: Embed): Embed {
