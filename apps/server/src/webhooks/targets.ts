@@ -39,12 +39,8 @@ export async function refuseTarget(raw: string, rules: TargetRules): Promise<str
   if (url.protocol !== "https:") return "The webhook URL must use https";
   const literal = addressLiteral(url);
   if (literal) return isPublicAddress(literal) ? null : "The webhook URL points to a private or reserved address";
-  let addresses: string[];
-  try {
-    addresses = await rules.resolve(url.hostname);
-  } catch {
-    return "The webhook URL's host name does not resolve";
-  }
+  // A name that fails to resolve is refused like one that resolves to nothing.
+  const addresses = await rules.resolve(url.hostname).catch((): string[] => []);
   if (addresses.length === 0) return "The webhook URL's host name does not resolve";
   return addresses.every(isPublicAddress) ? null : "The webhook URL resolves to a private or reserved address";
 }
