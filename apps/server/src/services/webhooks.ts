@@ -209,18 +209,15 @@ export async function recordAttempt(
       .executeTakeFirst();
     // Cancelled while it was being sent: the webhook was disabled or deleted meanwhile.
     if (Number(settled.numUpdatedRows) === 0) return;
-    if (succeeded) {
-      await trx.updateTable("webhooks").set({ failingSince: null }).where("id", "=", delivery.webhookId).execute();
-      return;
-    }
+    // A success ends the webhook's run of failures; a failure starts one, or extends the one under way.
     const webhook = await trx
       .updateTable("webhooks")
-      .set({ failingSince: sql<Date>`coalesce(failing_since, now())` })
+      .set({ failingSince: succeeded ? null : sql<Date>`coalesce(failing_since, now())` })
       .where("id", "=", delivery.webhookId)
       .returning(["id", "modpackId", "url", "isActive"])
       .returning(sql<number>`extract(epoch from now() - failing_since)`.as("failingForSeconds"))
       .executeTakeFirst();
-    if (!webhook?.isActive) return;
+    if (succeeded || !webhook?.isActive) return;
     if (result.status === 410) {
       await disable(trx, webhook.id, "the receiver answered 410 Gone");
       return;
