@@ -1,3 +1,4 @@
+import { workshopTextLimits } from "@modpack/contract";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeSteam, fakeItem, startFakeSteam } from "../../test/fixtures/steam-api.js";
 import {
@@ -7,7 +8,6 @@ import {
   cleanUrl,
   createWorkshopClient,
   WORKSHOP_ENDPOINTS,
-  WORKSHOP_TEXT_LIMITS,
   type WorkshopClientOptions,
   WorkshopError,
 } from "./client.js";
@@ -74,10 +74,8 @@ describe("getItems", () => {
   it("batches 250 ids into 3 calls of at most 100 and keeps input order", async () => {
     const ids = Array.from({ length: 250 }, (_, index) => String(3_000_000_000 + index)).reverse();
     addItems(...ids);
-    const requested: string[] = [];
-    const results = await client({ onRequest: (endpoint) => requested.push(endpoint) }).getItems(ids);
-    expect(steam.calls).toHaveLength(3);
-    expect(requested).toEqual(Array(3).fill(WORKSHOP_ENDPOINTS.publishedFileDetails));
+    const results = await client().getItems(ids);
+    expect(steam.calls.map((call) => call.endpoint)).toEqual(Array(3).fill(WORKSHOP_ENDPOINTS.publishedFileDetails));
     expect(steam.calls.map((call) => call.ids.length).sort((a, b) => b - a)).toEqual([100, 100, 50]);
     expect(results.map((result) => (result.ok ? result.item.workshopId : result.workshopId))).toEqual(ids);
     expect(results.every((result) => result.ok)).toBe(true);
@@ -194,11 +192,11 @@ describe("workshop text is cleaned where it enters", () => {
     );
     const [result] = await client().getItems(["2200148441"]);
     if (!result?.ok) throw new Error("expected an item");
-    expect(result.item.title).toBe("T".repeat(WORKSHOP_TEXT_LIMITS.title));
-    expect(result.item.description).toHaveLength(WORKSHOP_TEXT_LIMITS.description);
+    expect(result.item.title).toBe("T".repeat(workshopTextLimits.title));
+    expect(result.item.description).toHaveLength(workshopTextLimits.description);
     expect(result.item.platformModIds).toEqual(["Bounded"]);
-    expect(result.item.tags).toHaveLength(WORKSHOP_TEXT_LIMITS.tags);
-    expect(result.item.tags.every((tag) => tag.length === WORKSHOP_TEXT_LIMITS.tag)).toBe(true);
+    expect(result.item.tags).toHaveLength(workshopTextLimits.tags);
+    expect(result.item.tags.every((tag) => tag.length === workshopTextLimits.tag)).toBe(true);
   });
 });
 
@@ -211,8 +209,8 @@ describe("cleanDescription", () => {
     { name: "lone surrogates replaced", input: "a\ud800b\udc00c🧟", expected: "a\ufffdb\ufffdc🧟" },
     {
       name: "bounded without splitting a surrogate pair",
-      input: `${"x".repeat(WORKSHOP_TEXT_LIMITS.description - 1)}🧟`,
-      expected: "x".repeat(WORKSHOP_TEXT_LIMITS.description - 1),
+      input: `${"x".repeat(workshopTextLimits.description - 1)}🧟`,
+      expected: "x".repeat(workshopTextLimits.description - 1),
     },
   ])("$name", ({ input, expected }) => {
     expect(cleanDescription(input)).toBe(expected);
@@ -241,7 +239,7 @@ describe("cleanUrl", () => {
     { input: "not a url", expected: null },
     { input: "https://example.test/\u0000", expected: null },
     { input: "https://example.test/\u2028", expected: null },
-    { input: `https://example.test/${"a".repeat(WORKSHOP_TEXT_LIMITS.previewUrl)}`, expected: null },
+    { input: `https://example.test/${"a".repeat(workshopTextLimits.previewUrl)}`, expected: null },
   ])("$input", ({ input, expected }) => {
     expect(cleanUrl(input)).toBe(expected);
   });

@@ -38,9 +38,6 @@ export interface WorkshopItem {
   rejectedValues?: RejectedDescriptionValue[];
 }
 
-/** Bounds on the text taken from the Steam Web API, in UTF-16 code units: the contract's, which the document states. */
-export const WORKSHOP_TEXT_LIMITS = workshopTextLimits;
-
 export type WorkshopItemResult =
   | { ok: true; item: WorkshopItem }
   | { ok: false; workshopId: string; reason: "missing" | "wrong_game" | "collection" | "banned" };
@@ -76,8 +73,6 @@ export interface WorkshopClientOptions {
   maxRetries?: number;
   /** First backoff delay; doubles per retry, plus up to the same amount of jitter. Default 250. */
   retryBaseMs?: number;
-  /** Called before every HTTP attempt, retries included. */
-  onRequest?: (endpoint: WorkshopEndpoint) => void;
 }
 
 export interface WorkshopClient {
@@ -222,7 +217,7 @@ export function cleanDescription(text: string): string {
     .toWellFormed()
     .replace(LINE_BREAKS, "\n")
     .replace(CONTROL, (character) => (character === "\n" || character === "\t" ? character : ""));
-  return bounded(cleaned, WORKSHOP_TEXT_LIMITS.description);
+  return bounded(cleaned, workshopTextLimits.description);
 }
 
 /** One line of text (a title, a tag): line breaks and tabs become spaces, other control characters go. */
@@ -237,16 +232,16 @@ export function cleanLine(text: string, max: number): string {
 
 /** An http(s) URL without control characters or spaces and of bounded length; otherwise null. */
 export function cleanUrl(text: string | undefined): string | null {
-  if (text === undefined || text === "" || text.length > WORKSHOP_TEXT_LIMITS.previewUrl) return null;
+  if (text === undefined || text === "" || text.length > workshopTextLimits.previewUrl) return null;
   if (/[\p{Cc}\s\u2028\u2029]/u.test(text) || !text.isWellFormed()) return null;
   const protocol = URL.canParse(text) ? new URL(text).protocol : undefined;
   return protocol === "https:" || protocol === "http:" ? text : null;
 }
 
-/** Distinct non-empty tags, each bounded, at most `WORKSHOP_TEXT_LIMITS.tags` of them. */
+/** Distinct non-empty tags, each bounded, at most `workshopTextLimits.tags` of them. */
 export function cleanTags(tags: string[]): string[] {
-  const cleaned = tags.map((tag) => cleanLine(tag, WORKSHOP_TEXT_LIMITS.tag)).filter((tag) => tag.length > 0);
-  return [...new Set(cleaned)].slice(0, WORKSHOP_TEXT_LIMITS.tags);
+  const cleaned = tags.map((tag) => cleanLine(tag, workshopTextLimits.tag)).filter((tag) => tag.length > 0);
+  return [...new Set(cleaned)].slice(0, workshopTextLimits.tags);
 }
 
 function toItemResult(requestedId: string, detail: Detail | undefined): WorkshopItemResult {
@@ -272,7 +267,7 @@ function toItemResult(requestedId: string, detail: Detail | undefined): Workshop
     ok: true,
     item: {
       workshopId: requestedId,
-      title: cleanLine(detail.title ?? "", WORKSHOP_TEXT_LIMITS.title),
+      title: cleanLine(detail.title ?? "", workshopTextLimits.title),
       description,
       previewUrl: cleanUrl(detail.preview_url),
       tags: cleanTags((detail.tags ?? []).map((tag) => tag.tag)),
@@ -281,7 +276,7 @@ function toItemResult(requestedId: string, detail: Detail | undefined): Workshop
       buildModIds: parsed.buildModIds,
       mapFolders: parsed.mapFolders,
       rejectedValues: parsed.rejected,
-      requiredWorkshopIds: [...required].slice(0, WORKSHOP_TEXT_LIMITS.requiredItems),
+      requiredWorkshopIds: [...required].slice(0, workshopTextLimits.requiredItems),
     },
   };
 }
@@ -381,7 +376,6 @@ export function createWorkshopClient(options: WorkshopClientOptions): WorkshopCl
       ? { headers: { accept: "application/json" } }
       : { method: "POST", headers: { accept: "application/json" }, body: parameters };
     for (let retry = 0; ; retry++) {
-      options.onRequest?.(endpoint);
       const outcome = await attempt(endpoint, url, init, schema);
       if ("data" in outcome) return outcome.data;
       if (retry >= maxRetries) {
