@@ -1,8 +1,7 @@
 import type { Role } from "@modpack/contract";
+import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ProviderProfile } from "./providers.js";
-
-class LostRace extends Error {}
 
 export interface SignedInUser {
   userId: string;
@@ -24,46 +23,34 @@ export async function upsertSignedInUser(
 ): Promise<SignedInUser> {
   const listed = profile.email !== null && profile.emailVerified && adminEmails.includes(profile.email.toLowerCase());
   const fields = { name: profile.name, email: profile.email, image: profile.image };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        const existing = await trx
-          .selectFrom("accounts")
-          .innerJoin("users", "users.id", "accounts.userId")
-          .select(["users.id", "users.role"])
-          .where("accounts.provider", "=", provider)
-          .where("accounts.providerUserId", "=", profile.id)
-          .forUpdate()
-          .executeTakeFirst();
-        if (existing) {
-          await trx
-            .updateTable("users")
-            .set({ ...fields, ...(listed ? { role: "admin" as const } : {}), updatedAt: new Date() })
-            .where("id", "=", existing.id)
-            .execute();
-          return {
-            userId: existing.id,
-            previousRole: listed && existing.role !== "admin" ? existing.role : undefined,
-          };
-        }
-        const user = await trx
-          .insertInto("users")
-          .values({ ...fields, ...(listed ? { role: "admin" as const } : {}) })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        const linked = await trx
-          .insertInto("accounts")
-          .values({ provider, providerUserId: profile.id, userId: user.id })
-          .onConflict((conflict) => conflict.columns(["provider", "providerUserId"]).doNothing())
-          .returning("userId")
-          .executeTakeFirst();
-        // A concurrent first sign-in of the same account won; roll back and take its user.
-        if (!linked) throw new LostRace();
-        return { userId: user.id, previousRole: undefined };
-      });
-    } catch (error) {
-      if (error instanceof LostRace && attempt === 0) continue;
-      throw error;
+  return db.transaction().execute(async (trx) => {
+    // Serialises the sign-ins of one provider account, so that two first sign-ins never both create its user.
+    await sql`select pg_advisory_xact_lock(hashtext(${provider}), hashtext(${profile.id}))`.execute(trx);
+    const existing = await trx
+      .selectFrom("accounts")
+      .innerJoin("users", "users.id", "accounts.userId")
+      .select(["users.id", "users.role"])
+      .where("accounts.provider", "=", provider)
+      .where("accounts.providerUserId", "=", profile.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (existing) {
+      await trx
+        .updateTable("users")
+        .set({ ...fields, ...(listed ? { role: "admin" as const } : {}), updatedAt: new Date() })
+        .where("id", "=", existing.id)
+        .execute();
+      return {
+        userId: existing.id,
+        previousRole: listed && existing.role !== "admin" ? existing.role : undefined,
+      };
     }
-  }
+    const user = await trx
+      .insertInto("users")
+      .values({ ...fields, ...(listed ? { role: "admin" as const } : {}) })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await trx.insertInto("accounts").values({ provider, providerUserId: profile.id, userId: user.id }).execute();
+    return { userId: user.id, previousRole: undefined };
+  });
 }
