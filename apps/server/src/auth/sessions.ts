@@ -140,15 +140,13 @@ export function createSessionStore(db: Db, now: () => number = Date.now): Sessio
           cache.delete(hash);
           return null;
         }
+        const { expiresAt, lastUsedAt, modpackIds, ...token } = row;
         entry = {
+          ...token,
           kind: "token",
-          id: row.id,
-          userId: row.userId,
-          role: row.role,
-          expiresAt: row.expiresAt.getTime(),
-          written: row.lastUsedAt?.getTime() ?? 0,
-          scopes: row.scopes,
-          ...(row.modpackIds ? { modpackIds: row.modpackIds } : {}),
+          expiresAt: expiresAt.getTime(),
+          written: lastUsedAt?.getTime() ?? 0,
+          ...(modpackIds ? { modpackIds } : {}),
         };
         cache.set(hash, entry);
       }
