@@ -4,7 +4,7 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import type { Config } from "../config.js";
 import { httpError } from "../edge/errors.js";
-import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
+import { defineRoute, routeModule } from "../edge/routes.js";
 import { bearerToken } from "./authenticate.js";
 import type { ProviderConfig } from "./providers.js";
 import { generateSecret, sameSecret } from "./secrets.js";
@@ -21,18 +21,6 @@ interface DevIdentity {
   name: string;
   email: string;
   picture: string;
-}
-
-interface IssuedCode {
-  redirectUri: string;
-  codeChallenge: string;
-  identity: DevIdentity;
-}
-
-export interface DevIdentityProvider {
-  /** The provider config the sign-in routes use, exactly as for a real provider. */
-  provider: (request: FastifyRequest) => ProviderConfig;
-  routes: RouteModule;
 }
 
 /** The address this process listens on, for its own server-to-server calls (PUBLIC_URL may be a proxy). */
@@ -66,8 +54,9 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
  * A development identity provider under `/dev-idp/` speaking the same OAuth 2.0 protocol as a real
  * one (authorization code, PKCE S256, HTTP Basic client authentication, Bearer userinfo), with a
  * page that asks for a name and an email. Codes and tokens live in memory. Never used in production.
+ * Answers its routes and the provider config the sign-in routes use, exactly as for a real provider.
  */
-export function devIdentityProvider(config: Config, now: () => number = Date.now): DevIdentityProvider {
+export function devIdentityProvider(config: Config, now: () => number = Date.now) {
   if (config.isProduction) throw new Error("The development identity provider is disabled in production");
   const clientSecret = generateSecret();
   const callbackUrl = `${config.publicUrl}/auth/idp/callback`;
@@ -75,24 +64,6 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
   // The form's POST is redirected to the callback and from there to `redirectTo`, which may be a
   // front-end in ORIGIN_ALLOWED: browsers apply form-action to every hop of those redirects.
   const formTargets = [publicOrigin, ...config.originsAllowed].join(" ");
-  // Codes and tokens expire after their lifetime; the least recently used go first when full.
-  const expiring = <V extends object>(ttl: number) =>
-    new LRUCache<string, V>({ max: MAX_ENTRIES, ttl, perf: { now }, ttlResolution: 0 });
-  const codes = expiring<IssuedCode>(CODE_TTL_MS);
-  const tokens = expiring<DevIdentity>(ACCESS_TOKEN_TTL_SECONDS * 1000);
-
-  const provider = (request: FastifyRequest): ProviderConfig => {
-    const serverBase = listeningBaseUrl(request) ?? config.publicUrl;
-    return {
-      name: "dev",
-      clientId: DEV_CLIENT_ID,
-      clientSecret,
-      authorizationUrl: `${config.publicUrl}${DEV_IDP_PREFIX}/authorize`,
-      tokenUrl: `${serverBase}${DEV_IDP_PREFIX}/token`,
-      userinfoUrl: `${serverBase}${DEV_IDP_PREFIX}/userinfo`,
-      scopes: ["openid", "profile", "email"],
-    };
-  };
 
   const challengeProblem = "code_challenge is missing or malformed";
   const stateProblem = "state is missing or too long";
@@ -107,6 +78,26 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
     scope: z.string().catch(""),
   });
   type AuthorizeRequest = z.infer<typeof authorizeRequest>;
+
+  // Codes and tokens expire after their lifetime; the least recently used go first when full.
+  const expiring = <V extends object>(ttl: number) =>
+    new LRUCache<string, V>({ max: MAX_ENTRIES, ttl, perf: { now }, ttlResolution: 0 });
+  // A code keeps the authorization request it answers, and the identity it signs in.
+  const codes = expiring<AuthorizeRequest & { identity: DevIdentity }>(CODE_TTL_MS);
+  const tokens = expiring<DevIdentity>(ACCESS_TOKEN_TTL_SECONDS * 1000);
+
+  const provider = (request: FastifyRequest): ProviderConfig => {
+    const serverBase = listeningBaseUrl(request) ?? config.publicUrl;
+    return {
+      name: "dev",
+      clientId: DEV_CLIENT_ID,
+      clientSecret,
+      authorizationUrl: `${config.publicUrl}${DEV_IDP_PREFIX}/authorize`,
+      tokenUrl: `${serverBase}${DEV_IDP_PREFIX}/token`,
+      userinfoUrl: `${serverBase}${DEV_IDP_PREFIX}/userinfo`,
+      scopes: ["openid", "profile", "email"],
+    };
+  };
 
   /** The authorization request's parameters, checked; a 400 naming the first problem. */
   const readAuthorizeRequest = (source: unknown): AuthorizeRequest => {
@@ -211,11 +202,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       const sub = email.toLowerCase();
       const picture = `${config.publicUrl}${DEV_IDP_PREFIX}/avatar.svg?name=${encodeURIComponent(name)}`;
       const code = generateSecret();
-      codes.set(code, {
-        redirectUri: authorize.redirect_uri,
-        codeChallenge: authorize.code_challenge,
-        identity: { sub, name, email, picture },
-      });
+      codes.set(code, { ...authorize, identity: { sub, name, email, picture } });
       const target = new URL(authorize.redirect_uri);
       target.searchParams.set("code", code);
       target.searchParams.set("state", authorize.state);
@@ -236,7 +223,7 @@ export function devIdentityProvider(config: Config, now: () => number = Date.now
       // A code is used once.
       const issued = codes.get(code);
       codes.delete(code);
-      if (!issued || issued.redirectUri !== redirectUri || !sameSecret(s256(verifier), issued.codeChallenge)) {
+      if (!issued || issued.redirect_uri !== redirectUri || !sameSecret(s256(verifier), issued.code_challenge)) {
         return oauthError(reply, 400, "invalid_grant");
       }
       const accessToken = generateSecret();
