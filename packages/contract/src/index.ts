@@ -58,7 +58,7 @@ export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.
 export { callerHasScope } from "./access.js";
 export * from "./errors.js";
 export * from "./permissions.js";
-export type { Implementation, Port, PortDeclaration, ServiceRegistry } from "./ports.js";
+export type { Implementation, Port, PortDeclaration } from "./ports.js";
 export * from "./schemas/admin.js";
 export * from "./schemas/check.js";
 export * from "./schemas/common.js";
@@ -85,5 +85,6 @@ export {
   createCallerFactory,
   type Meta,
   type RateLimitGroup,
+  type ServiceRegistry,
   type SuccessStatus,
 } from "./trpc.js";

@@ -1,10 +1,9 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
-import { type Caller, callerHasScope, type ModpackNeed } from "./access.js";
+import { type Caller, callerHasScope, type ModpackGuard, type ModpackNeed } from "./access.js";
 import { errorAnswer, noPermission, unauthorized } from "./errors.js";
 import { type Permission, roleHasPermission, type TokenScope } from "./permissions.js";
-import type { ServiceRegistry } from "./ports.js";
 
 export type SuccessStatus = 200 | 201 | 202 | 204;
 
@@ -20,6 +19,12 @@ export interface CallResponse {
 
 /** Turns a failure of the server's infrastructure (a database outage, a statement timeout) into a typed error. */
 export type ClassifyFailure = (cause: unknown) => TRPCError | undefined;
+
+/** The services a procedure's context carries, by resource name (see ports.ts). */
+export interface ServiceRegistry {
+  readonly modpacks: ModpackGuard;
+  readonly [resource: string]: object;
+}
 
 export interface Context {
   caller: Caller | null;
@@ -151,6 +156,13 @@ const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
   ctx.response.version = modpack.version;
   return next({ ctx: { modpack } });
 });
+
+/**
+ * A procedure's input and output parsers alone, without middlewares: a procedure takes them with
+ * `.concat()`, after its own checks, as if it had called `.input()` and `.output()` there.
+ */
+export const parsers = <Input extends z.ZodType, Output extends z.ZodType>(input: Input, output: Output) =>
+  t.procedure.input(input).output(output);
 
 /** Rewrites the raw input before it is parsed (e.g. an accepted second spelling of a field). */
 export const rewriteInput = (rewrite: (raw: unknown) => unknown) =>

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { resource } from "../ports.js";
 import {
   adminStatsSchema,
@@ -20,7 +19,7 @@ export const adminPorts = resource("admin", {
   verifyModpack: { input: verifyModpackInput, output: modpackSchema },
   stats: { output: adminStatsSchema },
 });
-const service = adminPorts.of;
+const { of: service, schemas } = adminPorts;
 
 export const adminRouter = router({
   listUsers: protectedProcedure
@@ -38,8 +37,7 @@ export const adminRouter = router({
         permission: "admin.access",
       }),
     )
-    .input(adminUserListInput)
-    .output(adminUserPageSchema)
+    .concat(schemas.listUsers)
     .query(({ ctx, input }) => service(ctx).listUsers(input)),
   updateUser: protectedProcedure
     .meta(
@@ -58,8 +56,7 @@ export const adminRouter = router({
         errors: [404, 422],
       }),
     )
-    .input(updateUserRoleInput)
-    .output(adminUserSchema)
+    .concat(schemas.updateUser)
     .mutation(({ ctx, input }) => service(ctx).updateUser(ctx.caller, input)),
   verifyModpack: protectedProcedure
     .meta(
@@ -77,8 +74,7 @@ export const adminRouter = router({
         errors: [404],
       }),
     )
-    .input(verifyModpackInput)
-    .output(modpackSchema)
+    .concat(schemas.verifyModpack)
     .mutation(({ ctx, input }) => service(ctx).verifyModpack(input)),
   stats: protectedProcedure
     .meta(
@@ -95,7 +91,6 @@ export const adminRouter = router({
         permission: "admin.access",
       }),
     )
-    .input(z.void())
-    .output(adminStatsSchema)
+    .concat(schemas.stats)
     .query(({ ctx }) => service(ctx).stats()),
 });

@@ -32,8 +32,7 @@ export const authRouter = router({
         success: "The current session and the signed-in user.",
       }),
     )
-    .input(z.void())
-    .output(sessionSchema)
+    .concat(sessionPorts.schemas.current)
     .query(({ ctx }) => session(ctx).current(ctx.caller)),
   createToken: protectedProcedure
     .meta(
@@ -51,8 +50,7 @@ export const authRouter = router({
         errors: [409, 422],
       }),
     )
-    .input(createTokenInput)
-    .output(createdTokenSchema)
+    .concat(apiTokenPorts.schemas.create)
     .mutation(({ ctx, input }) => apiTokens(ctx).create(ctx.caller, input)),
   listTokens: protectedProcedure
     .meta(
@@ -69,8 +67,7 @@ export const authRouter = router({
         success: "Your API tokens, without their secrets.",
       }),
     )
-    .input(tokenListInput)
-    .output(tokenListSchema)
+    .concat(apiTokenPorts.schemas.list)
     .query(({ ctx, input }) => apiTokens(ctx).list(ctx.caller, input)),
   revokeToken: protectedProcedure
     .meta(
@@ -88,7 +85,6 @@ export const authRouter = router({
         errors: [404],
       }),
     )
-    .input(idParams)
-    .output(z.void())
+    .concat(apiTokenPorts.schemas.revoke)
     .mutation(({ ctx, input }) => apiTokens(ctx).revoke(ctx.caller, input)),
 });

@@ -8,7 +8,7 @@ export const checkPorts = resource("checks", {
   /** Whether the modpack will load on the given game version, and a load order that satisfies requirements. */
   check: { modpack: true, input: modpackCheckInput, output: modpackCheckSchema },
 });
-const service = checkPorts.of;
+const { of: service, schemas } = checkPorts;
 
 export const checksRouter = router({
   get: modpackProcedure
@@ -26,7 +26,6 @@ export const checksRouter = router({
         modpackAccess: "read",
       }),
     )
-    .input(modpackCheckInput)
-    .output(modpackCheckSchema)
+    .concat(schemas.check)
     .query(({ ctx, input }) => service(ctx).check(ctx.modpack, input)),
 });

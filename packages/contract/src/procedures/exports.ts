@@ -1,5 +1,4 @@
 import { resource } from "../ports.js";
-import { idParams } from "../schemas/common.js";
 import {
   exportConfigurationSchema,
   exportIdInput,
@@ -24,7 +23,7 @@ export const exportPorts = resource("exports", {
   },
   request: { caller: true, modpack: true, input: requestServerFileInput, output: exportRequestedSchema },
 });
-const service = exportPorts.of;
+const { of: service, schemas } = exportPorts;
 
 export const exportsRouter = router({
   status: protectedProcedure
@@ -42,8 +41,7 @@ export const exportsRouter = router({
         errors: [403, 404],
       }),
     )
-    .input(exportIdInput)
-    .output(exportStatusSchema)
+    .concat(schemas.get)
     .query(({ ctx, input }) => service(ctx).get(ctx.caller, input)),
   getConfiguration: modpackProcedure
     .meta(
@@ -60,8 +58,7 @@ export const exportsRouter = router({
         modpackAccess: "read",
       }),
     )
-    .input(idParams)
-    .output(exportConfigurationSchema)
+    .concat(schemas.getConfiguration)
     .query(({ ctx }) => service(ctx).getConfiguration(ctx.modpack)),
   saveConfiguration: modpackProcedure
     .meta(
@@ -79,8 +76,7 @@ export const exportsRouter = router({
         errors: [422],
       }),
     )
-    .input(saveExportConfigurationInput)
-    .output(exportConfigurationSchema)
+    .concat(schemas.saveConfiguration)
     .mutation(({ ctx, input }) => service(ctx).saveConfiguration(ctx.caller, ctx.modpack, input)),
   requestServerFile: modpackProcedure
     .meta(
@@ -99,7 +95,6 @@ export const exportsRouter = router({
         errors: [429],
       }),
     )
-    .input(requestServerFileInput)
-    .output(exportRequestedSchema)
+    .concat(schemas.request)
     .mutation(({ ctx, input }) => service(ctx).request(ctx.caller, ctx.modpack, input)),
 });

@@ -6,7 +6,7 @@ import { operation, publicProcedure, router } from "../trpc.js";
 export const healthPorts = resource("health", {
   readiness: { output: readinessSchema },
 });
-const service = healthPorts.of;
+const { of: service, schemas } = healthPorts;
 
 export const healthRouter = router({
   check: publicProcedure
@@ -41,7 +41,6 @@ export const healthRouter = router({
         errors: [503],
       }),
     )
-    .input(z.void())
-    .output(readinessSchema)
+    .concat(schemas.readiness)
     .query(({ ctx }) => service(ctx).readiness()),
 });

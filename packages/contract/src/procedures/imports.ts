@@ -1,5 +1,4 @@
 import { resource } from "../ports.js";
-import { idParams } from "../schemas/common.js";
 import { importStartedSchema, importStatusSchema, startImportInput } from "../schemas/import.js";
 import { modpackProcedure, operation, router } from "../trpc.js";
 
@@ -9,7 +8,7 @@ export const importPorts = resource("imports", {
   start: { caller: true, modpack: true, input: startImportInput, output: importStartedSchema },
   status: { modpack: true, output: importStatusSchema },
 });
-const service = importPorts.of;
+const { of: service, schemas } = importPorts;
 
 export const importsRouter = router({
   start: modpackProcedure
@@ -31,8 +30,7 @@ export const importsRouter = router({
         rateLimit: "workshop",
       }),
     )
-    .input(startImportInput)
-    .output(importStartedSchema)
+    .concat(schemas.start)
     .mutation(({ ctx, input }) => service(ctx).start(ctx.caller, ctx.modpack, input)),
   status: modpackProcedure
     .meta(
@@ -49,7 +47,6 @@ export const importsRouter = router({
         modpackAccess: "read",
       }),
     )
-    .input(idParams)
-    .output(importStatusSchema)
+    .concat(schemas.status)
     .query(({ ctx }) => service(ctx).status(ctx.modpack)),
 });

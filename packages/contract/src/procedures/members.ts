@@ -1,5 +1,5 @@
 import { resource } from "../ports.js";
-import { idParams, messageSchema } from "../schemas/common.js";
+import { messageSchema } from "../schemas/common.js";
 import {
   addMemberInput,
   addMemberResultSchema,
@@ -27,7 +27,7 @@ export const memberPorts = resource("members", {
   /** 404 when no invitation to the email is pending. */
   withdrawInvitation: { modpack: true, input: invitationPathInput, output: messageSchema },
 });
-const service = memberPorts.of;
+const { of: service, schemas } = memberPorts;
 
 export const membersRouter = router({
   list: modpackProcedure
@@ -44,8 +44,7 @@ export const membersRouter = router({
         modpackAccess: "read",
       }),
     )
-    .input(idParams)
-    .output(memberListSchema)
+    .concat(schemas.list)
     .query(({ ctx }) => service(ctx).list(ctx.modpack)),
   get: modpackProcedure
     .meta(
@@ -62,8 +61,7 @@ export const membersRouter = router({
         modpackAccess: "read",
       }),
     )
-    .input(memberPathInput)
-    .output(memberSchema)
+    .concat(schemas.get)
     .query(({ ctx, input }) => service(ctx).get(ctx.modpack, input)),
   add: modpackProcedure
     .meta(
@@ -83,8 +81,7 @@ export const membersRouter = router({
         rateLimit: "memberAdd",
       }),
     )
-    .input(addMemberInput)
-    .output(addMemberResultSchema)
+    .concat(schemas.add)
     .mutation(({ ctx, input }) => service(ctx).add(ctx.caller, ctx.modpack, input)),
   update: modpackProcedure
     .meta(
@@ -100,8 +97,7 @@ export const membersRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(updateMemberInput)
-    .output(memberSchema)
+    .concat(schemas.update)
     .mutation(({ ctx, input }) => service(ctx).update(ctx.modpack, input)),
   remove: modpackProcedure
     .meta(
@@ -117,8 +113,7 @@ export const membersRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(memberPathInput)
-    .output(messageSchema)
+    .concat(schemas.remove)
     .mutation(({ ctx, input }) => service(ctx).remove(ctx.modpack, input)),
   listInvitations: modpackProcedure
     .meta(
@@ -135,8 +130,7 @@ export const membersRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(idParams)
-    .output(invitationListSchema)
+    .concat(schemas.listInvitations)
     .query(({ ctx }) => service(ctx).listInvitations(ctx.modpack)),
   withdrawInvitation: modpackProcedure
     .meta(
@@ -153,7 +147,6 @@ export const membersRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(invitationPathInput)
-    .output(messageSchema)
+    .concat(schemas.withdrawInvitation)
     .mutation(({ ctx, input }) => service(ctx).withdrawInvitation(ctx.modpack, input)),
 });

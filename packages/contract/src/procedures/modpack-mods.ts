@@ -19,7 +19,7 @@ export const modpackModPorts = resource("modpackMods", {
   /** 409 when other active mods of the modpack require it, unless `force`. */
   remove: { caller: true, modpack: true, input: removeModpackModInput, output: messageSchema },
 });
-const service = modpackModPorts.of;
+const { of: service, schemas } = modpackModPorts;
 
 export const modpackModsRouter = router({
   list: modpackProcedure
@@ -38,8 +38,7 @@ export const modpackModsRouter = router({
         cache: { scope: "private", validator: "modpack" },
       }),
     )
-    .input(modpackModListInput)
-    .output(modpackModPageSchema)
+    .concat(schemas.list)
     .query(({ ctx, input }) => service(ctx).list(ctx.modpack, input)),
   add: modpackProcedure
     .meta(
@@ -61,8 +60,7 @@ export const modpackModsRouter = router({
       }),
     )
     .use(rewriteInput(acceptModAttributeSpelling))
-    .input(addModpackModInput)
-    .output(modpackModLinkSchema)
+    .concat(schemas.add)
     .mutation(async ({ ctx, input }) => {
       const link = await service(ctx).add(ctx.caller, ctx.modpack, input);
       if (!link.created) ctx.response.status = 200;
@@ -84,7 +82,6 @@ export const modpackModsRouter = router({
         errors: [409],
       }),
     )
-    .input(removeModpackModInput)
-    .output(messageSchema)
+    .concat(schemas.remove)
     .mutation(({ ctx, input }) => service(ctx).remove(ctx.caller, ctx.modpack, input)),
 });

@@ -1,5 +1,5 @@
 import { resource } from "../ports.js";
-import { idParams, messageSchema } from "../schemas/common.js";
+import { messageSchema } from "../schemas/common.js";
 import {
   createModpackInput,
   duplicateModpackInput,
@@ -30,7 +30,7 @@ export const modpackPorts = resource("modpacks", {
   restore: { modpack: true, output: modpackSchema },
   duplicate: { caller: true, modpack: true, input: duplicateModpackInput, output: modpackSchema },
 });
-const service = modpackPorts.of;
+const { of: service, schemas } = modpackPorts;
 
 export const modpacksRouter = router({
   listPublic: publicProcedure
@@ -48,8 +48,7 @@ export const modpacksRouter = router({
         cache: { scope: "public" },
       }),
     )
-    .input(publicModpackListInput)
-    .output(modpackPageSchema)
+    .concat(schemas.listPublic)
     .query(({ ctx, input }) => service(ctx).listPublic(input)),
   getPublic: publicModpackProcedure
     .meta(
@@ -66,8 +65,7 @@ export const modpacksRouter = router({
         cache: { scope: "private", validator: "modpack" },
       }),
     )
-    .input(idParams)
-    .output(modpackSchema)
+    .concat(schemas.get)
     .query(({ ctx }) => service(ctx).get(ctx.modpack)),
   listMine: protectedProcedure
     .meta(
@@ -83,8 +81,7 @@ export const modpacksRouter = router({
         permission: "modpack.read",
       }),
     )
-    .input(myModpackListInput)
-    .output(modpackPageSchema)
+    .concat(schemas.listMine)
     .query(({ ctx, input }) => service(ctx).listMine(ctx.caller, input)),
   create: protectedProcedure
     .meta(
@@ -101,8 +98,7 @@ export const modpacksRouter = router({
         successStatus: 201,
       }),
     )
-    .input(createModpackInput)
-    .output(modpackSchema)
+    .concat(schemas.create)
     .mutation(({ ctx, input }) => service(ctx).create(ctx.caller, input)),
   get: modpackProcedure
     .meta(
@@ -119,8 +115,7 @@ export const modpacksRouter = router({
         cache: { scope: "private", validator: "modpack" },
       }),
     )
-    .input(idParams)
-    .output(modpackSchema)
+    .concat(schemas.get)
     .query(({ ctx }) => service(ctx).get(ctx.modpack)),
   update: modpackProcedure
     .meta(
@@ -137,8 +132,7 @@ export const modpacksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(updateModpackInput)
-    .output(modpackSchema)
+    .concat(schemas.update)
     .mutation(({ ctx, input }) => service(ctx).update(ctx.modpack, input)),
   archive: modpackProcedure
     .meta(
@@ -155,8 +149,7 @@ export const modpacksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(idParams)
-    .output(messageSchema)
+    .concat(schemas.archive)
     .mutation(({ ctx }) => service(ctx).archive(ctx.modpack)),
   restore: modpackProcedure
     .meta(
@@ -172,8 +165,7 @@ export const modpacksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(idParams)
-    .output(modpackSchema)
+    .concat(schemas.restore)
     .mutation(({ ctx }) => service(ctx).restore(ctx.modpack)),
   duplicate: modpackProcedure
     .meta(
@@ -191,7 +183,6 @@ export const modpacksRouter = router({
         modpackAccess: "read",
       }),
     )
-    .input(duplicateModpackInput)
-    .output(modpackSchema)
+    .concat(schemas.duplicate)
     .mutation(({ ctx, input }) => service(ctx).duplicate(ctx.caller, ctx.modpack, input)),
 });

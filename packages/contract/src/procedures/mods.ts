@@ -28,7 +28,7 @@ export const modPorts = resource("mods", {
   get: { input: idParams, output: z.object({ mod: modSchema, version: z.string() }) },
   refresh: { caller: true, input: idParams, output: modSchema },
 });
-const service = modPorts.of;
+const { of: service, schemas } = modPorts;
 
 export const modsRouter = router({
   list: publicProcedure
@@ -47,8 +47,7 @@ export const modsRouter = router({
         cache: { scope: "public", privateWith: ["modpackId"] },
       }),
     )
-    .input(modListInput)
-    .output(modPageSchema)
+    .concat(schemas.list)
     .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
   tags: publicProcedure
     .meta(
@@ -64,8 +63,7 @@ export const modsRouter = router({
         cache: { scope: "public" },
       }),
     )
-    .input(z.void())
-    .output(tagListSchema)
+    .concat(schemas.tags)
     .query(({ ctx }) => service(ctx).tags()),
   updateAll: protectedProcedure
     .meta(
@@ -83,8 +81,7 @@ export const modsRouter = router({
         rateLimit: "workshop",
       }),
     )
-    .input(z.void())
-    .output(updateAllResultSchema)
+    .concat(schemas.updateAll)
     .mutation(({ ctx }) => service(ctx).updateAll(ctx.caller)),
   create: protectedProcedure
     .meta(
@@ -105,8 +102,7 @@ export const modsRouter = router({
       }),
     )
     .use(rewriteInput(acceptModAttributeSpelling))
-    .input(modReferenceInput)
-    .output(createdModSchema)
+    .concat(schemas.create)
     .mutation(async ({ ctx, input }) => {
       const mod = await service(ctx).create(input);
       if (!mod.created) ctx.response.status = 200;
@@ -150,7 +146,6 @@ export const modsRouter = router({
         rateLimit: "workshop",
       }),
     )
-    .input(idParams)
-    .output(modSchema)
+    .concat(schemas.refresh)
     .mutation(({ ctx, input }) => service(ctx).refresh(ctx.caller, input)),
 });

@@ -18,7 +18,7 @@ export const notificationPorts = resource("notifications", {
   /** The caller's new notifications as they are created, until the signal aborts. */
   stream: { caller: true, output: notificationSchema, stream: true },
 });
-const service = notificationPorts.of;
+const { of: service, schemas } = notificationPorts;
 
 export const notificationsRouter = router({
   list: protectedProcedure
@@ -36,8 +36,7 @@ export const notificationsRouter = router({
         permission: "notification.read",
       }),
     )
-    .input(notificationListInput)
-    .output(notificationListSchema)
+    .concat(schemas.list)
     .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
   markAllRead: protectedProcedure
     .meta(
@@ -53,8 +52,7 @@ export const notificationsRouter = router({
         permission: "notification.update",
       }),
     )
-    .input(z.void())
-    .output(readAllResultSchema)
+    .concat(schemas.markAllRead)
     .mutation(({ ctx }) => service(ctx).markAllRead(ctx.caller)),
   stream: protectedProcedure
     .meta({ permission: "notification.read", wholeAccount: true })
@@ -78,7 +76,6 @@ export const notificationsRouter = router({
         errors: [403, 404],
       }),
     )
-    .input(idParams)
-    .output(notificationSchema)
+    .concat(schemas.markRead)
     .mutation(({ ctx, input }) => service(ctx).markRead(ctx.caller, input)),
 });

@@ -1,5 +1,5 @@
 import { resource } from "../ports.js";
-import { idParams, messageSchema } from "../schemas/common.js";
+import { messageSchema } from "../schemas/common.js";
 import {
   createdWebhookSchema,
   createWebhookInput,
@@ -26,7 +26,7 @@ export const webhookPorts = resource("webhooks", {
   test: { modpack: true, input: webhookPathInput, output: testDeliverySchema },
   deliveries: { modpack: true, input: webhookPathInput, output: deliveryListSchema },
 });
-const service = webhookPorts.of;
+const { of: service, schemas } = webhookPorts;
 
 const targets =
   "A target whose name resolves to a loopback, private, link-local, carrier-grade NAT, multicast, reserved or unspecified address (IPv4 or IPv6, in any spelling) is refused with 422, and checked again at every delivery against the address actually connected to. `http` targets are refused (422) unless the server allows private targets (`WEBHOOK_ALLOW_PRIVATE_TARGETS`, for LAN installs and development).";
@@ -47,8 +47,7 @@ export const webhooksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(idParams)
-    .output(webhookListSchema)
+    .concat(schemas.list)
     .query(({ ctx }) => service(ctx).list(ctx.modpack)),
   create: modpackProcedure
     .meta(
@@ -67,8 +66,7 @@ export const webhooksRouter = router({
         rateLimit: "webhook",
       }),
     )
-    .input(createWebhookInput)
-    .output(createdWebhookSchema)
+    .concat(schemas.create)
     .mutation(({ ctx, input }) => service(ctx).create(ctx.modpack, input)),
   update: modpackProcedure
     .meta(
@@ -85,8 +83,7 @@ export const webhooksRouter = router({
         errors: [409, 422],
       }),
     )
-    .input(updateWebhookInput)
-    .output(webhookSchema)
+    .concat(schemas.update)
     .mutation(({ ctx, input }) => service(ctx).update(ctx.modpack, input)),
   remove: modpackProcedure
     .meta(
@@ -103,8 +100,7 @@ export const webhooksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(webhookPathInput)
-    .output(messageSchema)
+    .concat(schemas.remove)
     .mutation(({ ctx, input }) => service(ctx).remove(ctx.modpack, input)),
   rotateSecret: modpackProcedure
     .meta(
@@ -121,8 +117,7 @@ export const webhooksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(webhookPathInput)
-    .output(rotatedSecretSchema)
+    .concat(schemas.rotateSecret)
     .mutation(({ ctx, input }) => service(ctx).rotateSecret(ctx.modpack, input)),
   test: modpackProcedure
     .meta(
@@ -142,8 +137,7 @@ export const webhooksRouter = router({
         rateLimit: "webhook",
       }),
     )
-    .input(webhookPathInput)
-    .output(testDeliverySchema)
+    .concat(schemas.test)
     .mutation(({ ctx, input }) => service(ctx).test(ctx.modpack, input)),
   deliveries: modpackProcedure
     .meta(
@@ -160,7 +154,6 @@ export const webhooksRouter = router({
         modpackAccess: "owner",
       }),
     )
-    .input(webhookPathInput)
-    .output(deliveryListSchema)
+    .concat(schemas.deliveries)
     .query(({ ctx, input }) => service(ctx).deliveries(ctx.modpack, input)),
 });
