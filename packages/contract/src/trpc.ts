@@ -49,7 +49,11 @@ export interface CacheRule {
   validator?: "modpack" | "mod";
 }
 
-export type Meta = OpenApiMeta<{
+/**
+ * What the server reads of a procedure besides its REST route: its checks, its answers, its limits.
+ * A type, not an interface: tRPC's meta must be indexable by string.
+ */
+type Rules = {
   /** The role permission the procedure needs (see permissions.ts); checked before anything else. */
   permission?: Permission;
   /**
@@ -73,7 +77,9 @@ export type Meta = OpenApiMeta<{
   alreadyThere?: string;
   rateLimit?: RateLimitGroup;
   cache?: CacheRule;
-}>;
+};
+
+export type Meta = OpenApiMeta<Rules>;
 
 const t = initTRPC
   .context<Context>()
@@ -173,7 +179,7 @@ export const publicModpackProcedure = publicProcedure.use(guardModpack);
 /** A signed-in procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
 export const modpackProcedure = protectedProcedure.use(guardModpack);
 
-interface OperationOptions {
+interface OperationOptions extends Rules {
   method: OpenApiMethod;
   path: `/${string}`;
   tags: string[];
@@ -182,64 +188,65 @@ interface OperationOptions {
   description: string;
   /** The success response, in words. */
   success?: string;
-  /** For a create answering 201: the 200 it answers instead when the thing was already there, in words. */
-  alreadyThere?: string;
   operationId: string;
-  permission?: Permission;
-  successStatus?: SuccessStatus;
-  errors?: number[];
-  /** Public operations need no credentials. */
+  /** Public operations need no credentials; any other needs a signed-in caller. */
   public?: boolean;
-  /** The API token scope it needs when it is not the method's (`read` for GET, `write` otherwise). */
-  scope?: TokenScope;
-  /** It acts on the caller's whole account: a token limited to modpacks is refused. */
-  wholeAccount?: boolean;
-  modpackAccess?: ModpackNeed;
-  rateLimit?: RateLimitGroup;
-  cache?: CacheRule;
 }
 
-/** Builds a procedure's meta: the REST route, its documentation and its permission, in one place. */
-export function operation(options: OperationOptions): Meta {
-  const rule = options.modpackAccess ? modpackRuleText[options.modpackAccess] : "";
-  const access = options.public
+/** The procedure an operation's options call for: public or signed-in, on one modpack or not. */
+type ProcedureFor<O extends OperationOptions> = O extends { modpackAccess: ModpackNeed }
+  ? O extends { public: true }
+    ? typeof publicModpackProcedure
+    : typeof modpackProcedure
+  : O extends { public: true }
+    ? typeof publicProcedure
+    : typeof protectedProcedure;
+
+/**
+ * A REST operation's procedure: the checks its options call for (`public`, `modpackAccess`) and its
+ * meta, which holds the REST route, its documentation and its rules in one place. The token scope
+ * is the method's (`read` for GET, `write` otherwise) unless the options name one.
+ */
+export function operation<O extends OperationOptions>(options: O): ProcedureFor<O> {
+  const { method, path, tags, summary, description, success, operationId, public: isPublic, ...rules } = options;
+  const rule = rules.modpackAccess ? modpackRuleText[rules.modpackAccess] : "";
+  const access = isPublic
     ? "Public: no credentials needed."
-    : options.permission
-      ? `Requires a signed-in caller (session cookie or Bearer token) whose role holds \`${options.permission}\`.`
+    : rules.permission
+      ? `Requires a signed-in caller (session cookie or Bearer token) whose role holds \`${rules.permission}\`.`
       : "Requires a signed-in caller (session cookie or Bearer token).";
-  const scope = options.scope ?? (options.method === "GET" ? "read" : "write");
+  const scope = rules.scope ?? (method === "GET" ? "read" : "write");
   const tokenRule = [
     scope === "read"
       ? "A read-only API token may call it."
       : "An API token needs the `write` scope (a read-only token answers 403 `Do not have permission`).",
-    ...(options.wholeAccount ? ["A token limited to modpacks may not (403 `Do not have permission`)."] : []),
+    ...(rules.wholeAccount ? ["A token limited to modpacks may not (403 `Do not have permission`)."] : []),
   ].join(" ");
   const meta: Meta = {
+    ...rules,
     scope,
-    ...(options.wholeAccount ? { wholeAccount: true } : {}),
     openapi: {
-      method: options.method,
-      path: options.path,
-      tags: options.tags,
-      summary: options.summary,
-      description: `${options.description}\n\n${access}${rule ? ` ${rule}` : ""} ${tokenRule}`,
-      operationId: options.operationId,
-      protect: !options.public,
-      ...(options.success ? { successDescription: options.success } : {}),
+      method,
+      path,
+      tags,
+      summary,
+      description: `${description}\n\n${access}${rule ? ` ${rule}` : ""} ${tokenRule}`,
+      operationId,
+      protect: !isPublic,
+      ...(success ? { successDescription: success } : {}),
     },
   };
-  if (options.permission) meta.permission = options.permission;
-  if (options.successStatus) meta.successStatus = options.successStatus;
-  if (options.alreadyThere) meta.alreadyThere = options.alreadyThere;
-  if (options.rateLimit) meta.rateLimit = options.rateLimit;
-  if (options.cache) meta.cache = options.cache;
-  if (options.modpackAccess) {
-    meta.modpackAccess = options.modpackAccess;
-    meta.errors = [...new Set([...(options.errors ?? []), 404, ...(options.modpackAccess === "public" ? [] : [403])])];
-  } else if (options.errors) {
-    meta.errors = options.errors;
+  if (rules.modpackAccess) {
+    meta.errors = [...new Set([...(rules.errors ?? []), 404, ...(rules.modpackAccess === "public" ? [] : [403])])];
   }
-  return meta;
+  const procedure = rules.modpackAccess
+    ? isPublic
+      ? publicModpackProcedure
+      : modpackProcedure
+    : isPublic
+      ? publicProcedure
+      : protectedProcedure;
+  return procedure.meta(meta) as ProcedureFor<O>;
 }
 
 const modpackRuleText: Record<ModpackNeed, string> = {

@@ -8,7 +8,7 @@ import {
   verifyModpackInput,
 } from "../schemas/admin.js";
 import { modpackSchema } from "../schemas/modpack.js";
-import { operation, protectedProcedure, router } from "../trpc.js";
+import { operation, router } from "../trpc.js";
 
 const tags = ["Admin"];
 
@@ -22,75 +22,63 @@ export const adminPorts = resource("admin", {
 const { of: service, schemas } = adminPorts;
 
 export const adminRouter = router({
-  listUsers: protectedProcedure
-    .meta(
-      operation({
-        method: "GET",
-        path: "/admin/users",
-        tags,
-        summary: "List users",
-        description: "Every user, newest first, paged (default 20); `search` matches name or email.",
-        operationId: "adminListUsers",
-        wholeAccount: true,
-        scope: "write",
-        success: "A page of users, newest first, each with how many modpacks they own.",
-        permission: "admin.access",
-      }),
-    )
+  listUsers: operation({
+    method: "GET",
+    path: "/admin/users",
+    tags,
+    summary: "List users",
+    description: "Every user, newest first, paged (default 20); `search` matches name or email.",
+    operationId: "adminListUsers",
+    wholeAccount: true,
+    scope: "write",
+    success: "A page of users, newest first, each with how many modpacks they own.",
+    permission: "admin.access",
+  })
     .concat(schemas.listUsers)
     .query(({ ctx, input }) => service(ctx).listUsers(input)),
-  updateUser: protectedProcedure
-    .meta(
-      operation({
-        method: "PATCH",
-        path: "/admin/users/{id}",
-        tags,
-        summary: "Change a user's role",
-        description:
-          "Sets a user's role (`user` or `admin`); it applies to their next request on every instance. Note that `ADMIN_EMAILS` grants `admin` again at the listed users' next sign-in. An admin cannot demote themselves (422).",
-        operationId: "adminUpdateUser",
-        wholeAccount: true,
-        scope: "write",
-        success: "The user with the new role.",
-        permission: "admin.access",
-        errors: [404, 422],
-      }),
-    )
+  updateUser: operation({
+    method: "PATCH",
+    path: "/admin/users/{id}",
+    tags,
+    summary: "Change a user's role",
+    description:
+      "Sets a user's role (`user` or `admin`); it applies to their next request on every instance. Note that `ADMIN_EMAILS` grants `admin` again at the listed users' next sign-in. An admin cannot demote themselves (422).",
+    operationId: "adminUpdateUser",
+    wholeAccount: true,
+    scope: "write",
+    success: "The user with the new role.",
+    permission: "admin.access",
+    errors: [404, 422],
+  })
     .concat(schemas.updateUser)
     .mutation(({ ctx, input }) => service(ctx).updateUser(ctx.caller, input)),
-  verifyModpack: protectedProcedure
-    .meta(
-      operation({
-        method: "PATCH",
-        path: "/admin/modpacks/{id}",
-        tags,
-        summary: "Verify a modpack",
-        description: "Sets or clears a modpack's `isVerified` badge; the owner is notified.",
-        operationId: "adminVerifyModpack",
-        wholeAccount: true,
-        scope: "write",
-        success: "The modpack with its new verification badge.",
-        permission: "admin.access",
-        errors: [404],
-      }),
-    )
+  verifyModpack: operation({
+    method: "PATCH",
+    path: "/admin/modpacks/{id}",
+    tags,
+    summary: "Verify a modpack",
+    description: "Sets or clears a modpack's `isVerified` badge; the owner is notified.",
+    operationId: "adminVerifyModpack",
+    wholeAccount: true,
+    scope: "write",
+    success: "The modpack with its new verification badge.",
+    permission: "admin.access",
+    errors: [404],
+  })
     .concat(schemas.verifyModpack)
     .mutation(({ ctx, input }) => service(ctx).verifyModpack(input)),
-  stats: protectedProcedure
-    .meta(
-      operation({
-        method: "GET",
-        path: "/admin/stats",
-        tags,
-        summary: "Service statistics",
-        description: "Counts of users, modpacks, mods, imports and exports by status, and the job queues' depths.",
-        operationId: "adminStats",
-        wholeAccount: true,
-        scope: "write",
-        success: "Counts of users, modpacks, mods, imports and exports, and the job queues' sizes.",
-        permission: "admin.access",
-      }),
-    )
+  stats: operation({
+    method: "GET",
+    path: "/admin/stats",
+    tags,
+    summary: "Service statistics",
+    description: "Counts of users, modpacks, mods, imports and exports by status, and the job queues' depths.",
+    operationId: "adminStats",
+    wholeAccount: true,
+    scope: "write",
+    success: "Counts of users, modpacks, mods, imports and exports, and the job queues' sizes.",
+    permission: "admin.access",
+  })
     .concat(schemas.stats)
     .query(({ ctx }) => service(ctx).stats()),
 });

@@ -1,6 +1,6 @@
 import { resource } from "../ports.js";
 import { modpackCheckInput, modpackCheckSchema } from "../schemas/check.js";
-import { modpackProcedure, operation, router } from "../trpc.js";
+import { operation, router } from "../trpc.js";
 
 const tags = ["Modpack check"];
 
@@ -11,21 +11,18 @@ export const checkPorts = resource("checks", {
 const { of: service, schemas } = checkPorts;
 
 export const checksRouter = router({
-  get: modpackProcedure
-    .meta(
-      operation({
-        method: "GET",
-        path: "/modpacks/{id}/check",
-        tags,
-        summary: "Will this modpack load?",
-        description:
-          "Checks the modpack's active mods and export configuration for one game version (`41x` or `42x`, default `42x`): missing requirements, requirements loading too late, requirement cycles, in-game ids selected in two mods, mods without a usable in-game id, items no longer available on the workshop (as the last refresh saw them), mods tagged for other builds, and mods left out because every id is deselected. `ok` is true when no finding is an `error`. `suggestedOrder` is a load order where requirements load first and everything else keeps its saved place; apply it with `PUT /modpacks/{id}/export-configuration`. Each server process computes a few checks at once and queues the rest in arrival order; when too many are already queued, the call answers 503 with `Retry-After` instead of waiting.",
-        operationId: "checkModpack",
-        success: "The findings for the version, whether the pack is ok, and a suggested load order.",
-        permission: "modpack.read",
-        modpackAccess: "read",
-      }),
-    )
+  get: operation({
+    method: "GET",
+    path: "/modpacks/{id}/check",
+    tags,
+    summary: "Will this modpack load?",
+    description:
+      "Checks the modpack's active mods and export configuration for one game version (`41x` or `42x`, default `42x`): missing requirements, requirements loading too late, requirement cycles, in-game ids selected in two mods, mods without a usable in-game id, items no longer available on the workshop (as the last refresh saw them), mods tagged for other builds, and mods left out because every id is deselected. `ok` is true when no finding is an `error`. `suggestedOrder` is a load order where requirements load first and everything else keeps its saved place; apply it with `PUT /modpacks/{id}/export-configuration`. Each server process computes a few checks at once and queues the rest in arrival order; when too many are already queued, the call answers 503 with `Retry-After` instead of waiting.",
+    operationId: "checkModpack",
+    success: "The findings for the version, whether the pack is ok, and a suggested load order.",
+    permission: "modpack.read",
+    modpackAccess: "read",
+  })
     .concat(schemas.check)
     .query(({ ctx, input }) => service(ctx).check(ctx.modpack, input)),
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { resource } from "../ports.js";
 import { healthSchema, readinessSchema } from "../schemas/health.js";
-import { operation, publicProcedure, router } from "../trpc.js";
+import { operation, router } from "../trpc.js";
 
 export const healthPorts = resource("health", {
   readiness: { output: readinessSchema },
@@ -9,38 +9,32 @@ export const healthPorts = resource("health", {
 const { of: service, schemas } = healthPorts;
 
 export const healthRouter = router({
-  check: publicProcedure
-    .meta(
-      operation({
-        method: "GET",
-        path: "/health",
-        tags: ["Health"],
-        summary: "Liveness",
-        description: 'Answers `{ message: "OK" }` while the process is up. It touches nothing else.',
-        operationId: "getHealth",
-        success: "The process is up.",
-        public: true,
-        rateLimit: "none",
-      }),
-    )
+  check: operation({
+    method: "GET",
+    path: "/health",
+    tags: ["Health"],
+    summary: "Liveness",
+    description: 'Answers `{ message: "OK" }` while the process is up. It touches nothing else.',
+    operationId: "getHealth",
+    success: "The process is up.",
+    public: true,
+    rateLimit: "none",
+  })
     .input(z.void())
     .output(healthSchema)
     .query(() => ({ message: "OK" as const })),
-  ready: publicProcedure
-    .meta(
-      operation({
-        method: "GET",
-        path: "/health/ready",
-        tags: ["Health"],
-        summary: "Readiness",
-        description:
-          "Answers 200 when the database answers a query and the job queue is running; 503 otherwise. Load balancers should route traffic only to ready instances.",
-        operationId: "getReadiness",
-        success: "The database and the job queue answer.",
-        public: true,
-        errors: [503],
-      }),
-    )
+  ready: operation({
+    method: "GET",
+    path: "/health/ready",
+    tags: ["Health"],
+    summary: "Readiness",
+    description:
+      "Answers 200 when the database answers a query and the job queue is running; 503 otherwise. Load balancers should route traffic only to ready instances.",
+    operationId: "getReadiness",
+    success: "The database and the job queue answer.",
+    public: true,
+    errors: [503],
+  })
     .concat(schemas.readiness)
     .query(({ ctx }) => service(ctx).readiness()),
 });

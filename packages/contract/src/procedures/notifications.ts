@@ -21,37 +21,31 @@ export const notificationPorts = resource("notifications", {
 const { of: service, schemas } = notificationPorts;
 
 export const notificationsRouter = router({
-  list: protectedProcedure
-    .meta(
-      operation({
-        method: "GET",
-        path: "/notifications",
-        tags,
-        summary: "List your notifications",
-        description:
-          "Your notifications, read and unread, newest first: at most `limit` (default 50, max 100); `unreadOnly=true` keeps the unread ones.",
-        operationId: "listNotifications",
-        wholeAccount: true,
-        success: "Your newest notifications, and how many are unread.",
-        permission: "notification.read",
-      }),
-    )
+  list: operation({
+    method: "GET",
+    path: "/notifications",
+    tags,
+    summary: "List your notifications",
+    description:
+      "Your notifications, read and unread, newest first: at most `limit` (default 50, max 100); `unreadOnly=true` keeps the unread ones.",
+    operationId: "listNotifications",
+    wholeAccount: true,
+    success: "Your newest notifications, and how many are unread.",
+    permission: "notification.read",
+  })
     .concat(schemas.list)
     .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
-  markAllRead: protectedProcedure
-    .meta(
-      operation({
-        method: "PATCH",
-        path: "/notifications/read-all",
-        tags,
-        summary: "Mark all your notifications read",
-        description: "Marks every unread notification of yours read and answers how many changed.",
-        operationId: "markAllNotificationsRead",
-        wholeAccount: true,
-        success: "How many notifications were marked read.",
-        permission: "notification.update",
-      }),
-    )
+  markAllRead: operation({
+    method: "PATCH",
+    path: "/notifications/read-all",
+    tags,
+    summary: "Mark all your notifications read",
+    description: "Marks every unread notification of yours read and answers how many changed.",
+    operationId: "markAllNotificationsRead",
+    wholeAccount: true,
+    success: "How many notifications were marked read.",
+    permission: "notification.update",
+  })
     .concat(schemas.markAllRead)
     .mutation(({ ctx }) => service(ctx).markAllRead(ctx.caller)),
   stream: protectedProcedure
@@ -60,22 +54,19 @@ export const notificationsRouter = router({
     .subscription(async function* ({ ctx, signal }) {
       yield* service(ctx).stream(ctx.caller, signal ?? new AbortController().signal);
     }),
-  markRead: protectedProcedure
-    .meta(
-      operation({
-        method: "PATCH",
-        path: "/notifications/{id}/read",
-        tags,
-        summary: "Mark a notification read",
-        description:
-          "Marks one of your notifications read and answers it with `isRead` true and `updatedAt` set to now. Only the recipient may do this (403 `Access denied`); an unknown id is 404.",
-        operationId: "markNotificationRead",
-        wholeAccount: true,
-        success: "The notification, marked read.",
-        permission: "notification.update",
-        errors: [403, 404],
-      }),
-    )
+  markRead: operation({
+    method: "PATCH",
+    path: "/notifications/{id}/read",
+    tags,
+    summary: "Mark a notification read",
+    description:
+      "Marks one of your notifications read and answers it with `isRead` true and `updatedAt` set to now. Only the recipient may do this (403 `Access denied`); an unknown id is 404.",
+    operationId: "markNotificationRead",
+    wholeAccount: true,
+    success: "The notification, marked read.",
+    permission: "notification.update",
+    errors: [403, 404],
+  })
     .concat(schemas.markRead)
     .mutation(({ ctx, input }) => service(ctx).markRead(ctx.caller, input)),
 });
