@@ -6,6 +6,7 @@ import {
   type ModpackCheck,
   type Services,
 } from "@modpack/contract";
+import FlatQueue from "flatqueue";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ModRow } from "../db/schema.js";
@@ -100,79 +101,36 @@ function components(size: number, edges: number[][]): { groups: number[][]; grou
   return { groups: found, groupOf };
 }
 
-/** A binary min-heap of numbers. */
-class MinHeap {
-  private readonly items: number[] = [];
-  get size() {
-    return this.items.length;
-  }
-  push(value: number) {
-    const items = this.items;
-    items.push(value);
-    let at = items.length - 1;
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if (items[parent]! <= value) break;
-      items[at] = items[parent]!;
-      at = parent;
-    }
-    items[at] = value;
-  }
-  pop(): number {
-    const items = this.items;
-    const top = items[0]!;
-    const last = items.pop()!;
-    if (items.length > 0) {
-      let at = 0;
-      for (;;) {
-        const left = 2 * at + 1;
-        if (left >= items.length) break;
-        const right = left + 1;
-        const child = right < items.length && items[right]! < items[left]! ? right : left;
-        if (items[child]! >= last) break;
-        items[at] = items[child]!;
-        at = child;
-      }
-      items[at] = last;
-    }
-    return top;
-  }
-}
-
 /**
  * A load order where every requirement loads before what needs it, otherwise the saved order:
  * among the mods whose requirements are placed, the one saved first goes next. Mods in a cycle
  * move as one block, in their saved order.
  */
 function stableOrder(requires: number[][], { groups, groupOf }: ReturnType<typeof components>): number[] {
-  // Each group is known by its first member's position, so the heap orders groups by saved order.
-  const first = groups.map((group) => group[0]!);
-  const groupAt = new Map(first.map((position, id) => [position, id]));
+  // A group is ready once every requirement from outside it is placed; a requirement counted twice
+  // is also placed twice, so repeats need no removing.
   const waiting = new Array<number>(groups.length).fill(0);
-  // Most groups are required by none: their sets are made only when needed.
-  const dependents: (Set<number> | undefined)[] = new Array(groups.length);
+  const dependents: number[][] = groups.map(() => []);
   for (let node = 0; node < requires.length; node++) {
     for (const required of requires[node] ?? []) {
       const from = groupOf[required]!;
       const to = groupOf[node]!;
-      if (from === to || dependents[from]?.has(to)) continue;
-      const set = dependents[from] ?? new Set<number>();
-      set.add(to);
-      dependents[from] = set;
+      if (from === to) continue;
+      dependents[from]!.push(to);
       waiting[to]! += 1;
     }
   }
-  const ready = new MinHeap();
-  groups.forEach((_group, id) => {
-    if (waiting[id] === 0) ready.push(first[id]!);
+  // Each group goes by its first member's position, so the ready groups leave in saved order.
+  const ready = new FlatQueue<number>();
+  groups.forEach((group, id) => {
+    if (waiting[id] === 0) ready.push(id, group[0]!);
   });
   const order: number[] = [];
-  while (ready.size > 0) {
-    const id = groupAt.get(ready.pop())!;
+  for (let id = ready.pop(); id !== undefined; id = ready.pop()) {
     order.push(...groups[id]!);
-    for (const next of dependents[id] ?? []) {
+    for (const next of dependents[id]!) {
       waiting[next]! -= 1;
-      if (waiting[next] === 0) ready.push(first[next]!);
+      if (waiting[next] === 0) ready.push(next, groups[next]![0]!);
     }
   }
   return order;
