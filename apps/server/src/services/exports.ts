@@ -10,7 +10,7 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { ExportRow } from "../db/schema.js";
+import type { ExportRow, ModRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
 import { notify } from "./notifications.js";
 import {
@@ -49,16 +49,26 @@ const STALE_PENDING = sql<Date>`now() - interval '15 minutes'`;
 /** What `findDownload` needs: who may read a modpack. */
 export type DownloadDependencies = Pick<ExportsDependencies, "db" | "modpacks">;
 
+/**
+ * A mod's `text[]` column read as JSON: pg parses it with `JSON.parse` instead of element by element
+ * in JavaScript, which the check and the server file feel: they read six arrays of every mod in a pack.
+ */
+const arrayAsJson = <
+  C extends "platformModIds" | "modIdsB41" | "modIdsB42" | "mapFolders" | "tags" | "requiredWorkshopIds",
+>(
+  column: C,
+) => sql<ModRow[C]>`to_json(${sql.ref(`mods.${column}`)})`.as(column);
+
 const packModColumns = [
   "mods.id",
   "mods.name",
   "mods.workshopId",
-  "mods.platformModIds",
-  "mods.modIdsB41",
-  "mods.modIdsB42",
-  "mods.mapFolders",
-  "mods.tags",
-  "mods.requiredWorkshopIds",
+  arrayAsJson("platformModIds"),
+  arrayAsJson("modIdsB41"),
+  arrayAsJson("modIdsB42"),
+  arrayAsJson("mapFolders"),
+  arrayAsJson("tags"),
+  arrayAsJson("requiredWorkshopIds"),
   "mods.isActive as available",
 ] as const;
 
