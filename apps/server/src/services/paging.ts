@@ -308,8 +308,10 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   const cursorKey = `${spec.list}.${spec.sort.cursorName ?? column}.${order}.${digest(spec.filters)}`;
   const position = cursor === undefined ? undefined : decodeCursor(cursor, cursorKey, type);
   const offset = position ? 0 : (page - 1) * limit;
+  /** The whole count of an `exact` list: in the page's statement, or alone for a page past the end. */
+  const exactCount = () => (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count"));
   const countExactly = async () => {
-    const [counted] = await (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count")).execute();
+    const [counted] = await exactCount().execute();
     return Number(counted?.count ?? 0);
   };
   const answer = (found: (Row & PageKeys)[], total: number, exact: boolean): Paged<Item> => {
@@ -360,11 +362,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     completed(
       keyed(position ? (spec.rows.where(after(column, id)) as Q) : spec.rows)
         .$if(count === "window", (query) => query.select(sql<number>`count(*) over ()`.as("fullCount")))
-        .$if(count === "exact", (query) =>
-          query.select(() =>
-            (spec.countRows ?? spec.rows).select(sql<number>`count(*)::int`.as("count")).as("exactCount"),
-          ),
-        )
+        .$if(count === "exact", (query) => query.select(() => exactCount().as("exactCount")))
         .$if(count === "bounded", (query) =>
           query.select((eb) =>
             eb.selectFrom(countUpToLimit(db, spec.rows).as("counted")).select("counted.count").as("boundedCount"),
