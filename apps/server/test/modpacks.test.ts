@@ -216,6 +216,88 @@ describe("GET /modpacks/my", () => {
   });
 });
 
+describe("GET /mods/{id}/modpacks", () => {
+  /** A modpack of `owner` with the given workshop items among its mods; answers its id and the mods' ids. */
+  async function packWith(name: string, isPublic: boolean, workshopIds: string[]) {
+    const created = await call(owner, "POST", "/modpacks", { name, isPublic });
+    expect(created.status).toBe(201);
+    const modIds: string[] = [];
+    for (const workshopId of workshopIds) {
+      const link = await call(owner, "POST", `/modpacks/${created.body.id}/mods`, { modAttribute: workshopId });
+      expect(link.status).toBe(201);
+      modIds.push(String(link.body.modId));
+    }
+    return { id: String(created.body.id), modIds };
+  }
+
+  let used: string;
+  let other: string;
+
+  beforeAll(async () => {
+    for (const id of ["311", "312"]) steam.items.set(id, fakeItem(id));
+    const first = await packWith("Using Alpha", true, ["311", "312"]);
+    [used, other] = first.modIds as [string, string];
+    await packWith("Using Charlie", true, ["311"]);
+    await packWith("Using Bravo", true, ["311"]);
+    await packWith("Using Private", false, ["311"]);
+    const archived = await packWith("Using Archived", true, ["311"]);
+    expect((await call(owner, "DELETE", `/modpacks/${archived.id}`)).status).toBe(200);
+    const dropped = await packWith("Using Dropped", true, ["311"]);
+    expect((await call(owner, "DELETE", `/modpacks/${dropped.id}/mods/${used}`)).status).toBe(200);
+  });
+
+  const names = (body: Json) => (body.data as Json[]).map((modpack) => modpack.name);
+
+  it("lists the public, active modpacks that still include the mod, to anyone, sorted and counted", async () => {
+    const listed = await call(null, "GET", `/mods/${used}/modpacks?sortBy=name&sortOrder=asc`);
+    expect(listed.status).toBe(200);
+    expect(names(listed.body)).toEqual(["Using Alpha", "Using Bravo", "Using Charlie"]);
+    expect(listed.body.pagination).toEqual({
+      page: 1,
+      limit: 10,
+      total: 3,
+      totalPages: 1,
+      totalExact: true,
+      nextCursor: null,
+    });
+    expect((listed.body.data as Json[])[0]).toMatchObject({ isPublic: true, isActive: true, owner: owner.userId });
+    // Even the owner sees only public modpacks here.
+    expect(names((await call(owner, "GET", `/mods/${used}/modpacks?sortBy=name&sortOrder=asc`)).body)).toHaveLength(3);
+    expect(names((await call(null, "GET", `/mods/${other}/modpacks`)).body)).toEqual(["Using Alpha"]);
+    expect(names((await call(null, "GET", `/mods/${used}/modpacks?search=bravo`)).body)).toEqual(["Using Bravo"]);
+  });
+
+  it("pages by offset and by cursor alike, and refuses a cursor of another mod's list", async () => {
+    const query = "limit=2&sortBy=name&sortOrder=desc";
+    const first = (await call(null, "GET", `/mods/${used}/modpacks?${query}`)).body;
+    expect(names(first)).toEqual(["Using Charlie", "Using Bravo"]);
+    expect(first.pagination).toMatchObject({ total: 3, totalPages: 2 });
+    const cursor = encodeURIComponent(String((first.pagination as Json).nextCursor));
+    const next = (await call(null, "GET", `/mods/${used}/modpacks?${query}&cursor=${cursor}`)).body;
+    expect(names(next)).toEqual(["Using Alpha"]);
+    expect(names((await call(null, "GET", `/mods/${used}/modpacks?${query}&page=2`)).body)).toEqual(["Using Alpha"]);
+    const foreign = await call(null, "GET", `/mods/${other}/modpacks?${query}&cursor=${cursor}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ error: { message: expect.stringMatching(/Invalid cursor/) } });
+  });
+
+  it.each([
+    [
+      "a mod the catalogue does not have",
+      "/mods/00000000-0000-4000-8000-000000000000/modpacks",
+      404,
+      /^Mod not found$/,
+    ],
+    ["an id that is not a UUID", "/mods/not-a-uuid/modpacks", 400, /^Invalid input: id: Must be a UUID$/],
+    ["an unknown sort", "/mods/{used}/modpacks?sortBy=owner", 400, /^Invalid input: sortBy: /],
+    ["a limit past its range", "/mods/{used}/modpacks?limit=1000", 400, /^Invalid input: limit: /],
+  ])("answers %s with %i and the error body", async (_case, path, status, message) => {
+    const answer = await call(null, "GET", path.replace("{used}", used));
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ error: { message: expect.stringMatching(message) } });
+  });
+});
+
 describe("dates in answers", () => {
   it("are UTC with milliseconds and a Z, the stored microseconds cut, not rounded", async () => {
     const created = await call(owner, "POST", "/modpacks", { name: "Dated", isPublic: true });

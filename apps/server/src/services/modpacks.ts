@@ -12,7 +12,7 @@ import {
   notFound,
   type Services,
 } from "@modpack/contract";
-import { type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
@@ -165,6 +165,7 @@ function listModpacks(
   matching: SelectQueryBuilder<Database, "modpacks", object>,
   input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
   count: "bounded" | "withPage",
+  estimate?: RawBuilder<number | null>,
 ) {
   const { search, sortBy, sortOrder } = input;
   type Modpacks = typeof matching;
@@ -180,9 +181,7 @@ function listModpacks(
       id: "modpacks.id",
     },
     count,
-    // The public modpacks are exactly the rows of the partial indexes on them (migration 0001), whose
-    // row count Postgres's statistics keep: the unfiltered list's total above the exact-count limit.
-    ...(count === "bounded" && !search && { estimate: publicModpackCount }),
+    ...(count === "bounded" && !search && estimate && { estimate }),
     // The public list grows with the catalogue: a search's matches are read from the trigram index,
     // sorted and counted in one statement while they are few, and a larger set walks the sort index
     // a bounded distance, else sorts its matches. One user's modpacks are one small set already.
@@ -279,7 +278,28 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     listPublic(input) {
-      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded");
+      // The public modpacks are exactly the rows of the partial indexes on them (migration 0001), whose
+      // row count Postgres's statistics keep: the unfiltered list's total above the exact-count limit.
+      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", publicModpackCount);
+    },
+
+    async listWithMod(input) {
+      const mod = await db.selectFrom("mods").select("id").where("id", "=", input.id).executeTakeFirst();
+      if (!mod) throw notFound("Mod not found");
+      // The mod's active links (their index on the mod id) name the modpacks; a popular mod is in a
+      // set that grows with the catalogue, so it is counted like the public list.
+      const including = publicModpacks.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("modpackMods")
+            .select(sql.lit(1).as("one"))
+            .whereRef("modpackMods.modpackId", "=", "modpacks.id")
+            .where("modpackMods.modId", "=", input.id)
+            .where("modpackMods.isActive", "=", true),
+        ),
+      );
+      // The mod's id names the list in its cursors: a cursor of another mod's list answers 400.
+      return listModpacks(db, `modpacks.withMod.${input.id}`, including, input, "bounded");
     },
 
     listMine(caller, input) {

@@ -5,6 +5,7 @@ import {
   duplicateModpackInput,
   modpackPageSchema,
   modpackSchema,
+  modpacksWithModInput,
   myModpackListInput,
   publicModpackListInput,
   updateModpackInput,
@@ -15,6 +16,7 @@ const tags = ["Modpacks"];
 
 export const modpackPorts = resource("modpacks", {
   listPublic: { input: publicModpackListInput, output: modpackPageSchema },
+  listWithMod: { input: modpacksWithModInput, output: modpackPageSchema },
   listMine: { caller: true, input: myModpackListInput, output: modpackPageSchema },
   create: { caller: true, input: createModpackInput, output: modpackSchema },
   get: { modpack: true, output: modpackSchema },
@@ -40,6 +42,21 @@ export const modpacksRouter = router({
   })
     .concat(schemas.listPublic)
     .query(({ ctx, input }) => service(ctx).listPublic(input)),
+  listWithMod: operation({
+    method: "GET",
+    path: "/mods/{id}/modpacks",
+    tags,
+    summary: "List the public modpacks that include a mod",
+    description:
+      "Public, active modpacks that have the mod among their active mods, paged, searched and sorted like the public list. 404 when the catalogue has no such mod; a mod no public modpack includes answers an empty page.",
+    operationId: "listModpacksWithMod",
+    success: "A page of public modpacks that include the mod.",
+    public: true,
+    errors: [404],
+    cache: { scope: "public" },
+  })
+    .concat(schemas.listWithMod)
+    .query(({ ctx, input }) => service(ctx).listWithMod(input)),
   getPublic: operation({
     method: "GET",
     path: "/modpacks/public/{id}",

@@ -91,6 +91,7 @@ const listQuery = {
 };
 
 export const publicModpackListInput = z.object(listQuery);
+export const modpacksWithModInput = z.object({ id: uuid.meta({ description: "The mod's id" }), ...listQuery });
 export const myModpackListInput = z.object({
   ...listQuery,
   includeArchived: queryBoolean.meta({ description: "Include your archived modpacks (default false)" }),
