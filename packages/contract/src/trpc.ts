@@ -118,7 +118,7 @@ function throwClassified(ctx: Context, result: { ok: true } | { ok: false; error
 }
 
 /** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
-export const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
+const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
   checkCredentials(ctx, meta, type);
   const result = await next();
   throwClassified(ctx, result);
@@ -175,9 +175,9 @@ export const rewriteInput = (rewrite: (raw: unknown) => unknown) =>
   t.middleware(async ({ getRawInput, next }) => next({ getRawInput: async () => rewrite(await getRawInput()) }));
 
 /** A public procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
-export const publicModpackProcedure = publicProcedure.use(guardModpack);
+const publicModpackProcedure = publicProcedure.use(guardModpack);
 /** A signed-in procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
-export const modpackProcedure = protectedProcedure.use(guardModpack);
+const modpackProcedure = protectedProcedure.use(guardModpack);
 
 interface OperationOptions extends Rules {
   method: OpenApiMethod;
