@@ -6,6 +6,16 @@ import { SESSION_COOKIE, sessionCookieOptions } from "./cookies.js";
 import { API_TOKEN_PREFIX } from "./secrets.js";
 import type { SessionStore, ValidCredential } from "./sessions.js";
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * The request's caller, resolved by the first layer that asks (the rate limiter, then the
+     * procedure) and answered to the others. The app decorates requests with it (null until asked).
+     */
+    caller: Promise<Caller | null> | null;
+  }
+}
+
 export function bearerToken(request: FastifyRequest): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
 }
@@ -47,10 +57,6 @@ export function createAuthenticate(store: SessionStore, config: Config): Authent
     reply.setCookie(SESSION_COOKIE, cookie, cookieOptions);
     return toCaller(credential);
   };
-  // One answer per request, however many layers ask (the rate limiter, then the procedure).
-  const resolved = new WeakMap<FastifyRequest, Promise<Caller | null>>();
-  return (request, reply) => {
-    if (!resolved.has(request)) resolved.set(request, resolve(request, reply));
-    return resolved.get(request)!;
-  };
+  // One answer per request, however many layers ask.
+  return (request, reply) => (request.caller ??= resolve(request, reply));
 }

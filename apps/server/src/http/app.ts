@@ -33,6 +33,8 @@ export interface AppDependencies {
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const { config, authenticate } = deps;
   const app = Fastify(serverOptions(deps.logger));
+  // Where `authenticate` keeps each request's caller once resolved.
+  app.decorateRequest("caller", null);
   const drain = trackInFlight(app);
   const rateLimits = await harden(app, config, authenticate);
   const procedures = { ...deps, rateLimits };
