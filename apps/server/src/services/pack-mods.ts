@@ -14,13 +14,25 @@ export function buildModIdsOf(row: Pick<ModRow, "platformModIds" | "modIdsB41" |
   return { "41x": row.modIdsB41 ?? row.platformModIds, "42x": row.modIdsB42 ?? row.platformModIds };
 }
 
-/** A pack mod from its catalogue row's columns: the per-build id columns become `buildModIds`. */
-export function toPackMod({
-  modIdsB41,
-  modIdsB42,
-  ...mod
-}: Omit<PackMod, "buildModIds"> & Pick<ModRow, "modIdsB41" | "modIdsB42">): PackMod {
-  return { ...mod, buildModIds: buildModIdsOf({ platformModIds: mod.platformModIds, modIdsB41, modIdsB42 }) };
+/** A mod's catalogue columns as the modpack's server file and check read them. */
+export type PackModColumns = Omit<PackMod, "buildModIds"> & Pick<ModRow, "modIdsB41" | "modIdsB42">;
+
+/**
+ * A pack mod from its catalogue row's columns: the per-build id columns become `buildModIds`. Built
+ * field by field: a large modpack makes one per mod, and copying the row by spreads makes two.
+ */
+export function toPackMod(row: PackModColumns): PackMod {
+  return {
+    id: row.id,
+    name: row.name,
+    workshopId: row.workshopId,
+    platformModIds: row.platformModIds,
+    buildModIds: buildModIdsOf(row),
+    mapFolders: row.mapFolders,
+    tags: row.tags,
+    requiredWorkshopIds: row.requiredWorkshopIds,
+    available: row.available,
+  };
 }
 
 export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
