@@ -76,40 +76,43 @@ export function distinctIds(ids: readonly string[]): readonly string[] {
 /** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
 export function writtenIdsOf(mod: PackMod, configuration: ExportConfiguration, version: GameVersion) {
   const config = configuration.modConfig[mod.id];
-  const selected = idLookup(config?.selectedPlatformModIds ?? mod.platformModIds);
   const versionIds = idsForBuild(mod, version);
-  const custom = config?.customPlatformModIds ?? [];
-  return { versionIds, selected: versionIds.filter(selected), custom };
+  const selectedIds = config?.selectedPlatformModIds ?? mod.platformModIds;
+  // A selection left as it was is the mod's own list, often the version's too: nothing to filter.
+  const selected = selectedIds === versionIds ? versionIds : versionIds.filter(idLookup(selectedIds));
+  return { versionIds, selected, custom: config?.customPlatformModIds ?? [] };
 }
 
 /**
  * The configuration as it applies now: the saved order kept to the modpack's active mods, then
  * the active mods it does not mention in the order they were added; for every active mod the saved
- * selection kept to the mod's current in-game ids, or all of them when nothing was saved for it.
+ * selection kept to the mod's current in-game ids, or all of them (its own list) when nothing was
+ * saved for it.
  */
 export function applyConfiguration(active: PackMod[], saved: SavedConfiguration): EffectiveConfiguration {
-  const byId = new Map(active.map((mod) => [mod.id, mod]));
-  const ordered: PackMod[] = [];
-  const placed = new Set<string>();
-  for (const id of saved?.modsOrder ?? []) {
-    const mod = byId.get(id);
-    if (!mod || placed.has(id)) continue;
-    placed.add(id);
-    ordered.push(mod);
+  let ordered = active;
+  if (saved && saved.modsOrder.length > 0) {
+    const byId = new Map(active.map((mod) => [mod.id, mod]));
+    const placed = new Set<string>();
+    ordered = [];
+    for (const id of saved.modsOrder) {
+      const mod = byId.get(id);
+      if (!mod || placed.has(id)) continue;
+      placed.add(id);
+      ordered.push(mod);
+    }
+    for (const mod of active) if (!placed.has(mod.id)) ordered.push(mod);
   }
-  for (const mod of active) if (!placed.has(mod.id)) ordered.push(mod);
 
   const modConfig: ExportConfiguration["modConfig"] = {};
   for (const mod of ordered) {
     const selection = saved && Object.hasOwn(saved.modConfig, mod.id) ? saved.modConfig[mod.id] : undefined;
     const custom = selection?.customPlatformModIds ?? [];
-    const own = selection ? idLookup(mod.platformModIds) : undefined;
-    modConfig[mod.id] = {
-      selectedPlatformModIds: own
-        ? distinctIds(selection?.selectedPlatformModIds ?? []).filter(own)
-        : [...mod.platformModIds],
-      ...(custom.length > 0 ? { customPlatformModIds: [...custom] } : {}),
-    };
+    const selectedPlatformModIds = selection
+      ? distinctIds(selection.selectedPlatformModIds ?? []).filter(idLookup(mod.platformModIds))
+      : mod.platformModIds;
+    modConfig[mod.id] =
+      custom.length > 0 ? { selectedPlatformModIds, customPlatformModIds: [...custom] } : { selectedPlatformModIds };
   }
   return { configuration: { modsOrder: ordered.map((mod) => mod.id), modConfig }, mods: ordered };
 }
