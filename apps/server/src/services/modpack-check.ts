@@ -34,17 +34,14 @@ export interface CheckInput {
   knownTitles?: ReadonlyMap<string, string>;
 }
 
-const NO_BUILDS: ReadonlySet<string> = new Set();
+const NO_BUILDS: readonly string[] = [];
 
-/** The game builds a mod's workshop tags name (`41`, `42`), empty when none do. */
-export function buildsOfTags(tags: string[]): ReadonlySet<string> {
-  let builds: Set<string> | undefined;
+/** The game builds a mod's workshop tags name (`41`, `42`), each once, empty when none do. */
+export function buildsOfTags(tags: string[]): readonly string[] {
+  let builds: string[] | undefined;
   for (const tag of tags) {
-    const match = BUILD_TAG.exec(tag.trim());
-    if (match?.[1]) {
-      builds ??= new Set<string>();
-      builds.add(match[1]);
-    }
+    const build = BUILD_TAG.exec(tag.trim())?.[1];
+    if (build && !builds?.includes(build)) builds = builds ? [...builds, build] : [build];
   }
   return builds ?? NO_BUILDS;
 }
@@ -86,13 +83,10 @@ function components(size: number, edges: number[][]): { groups: number[][]; grou
       }
     }
     if (low[node] === index[node]) {
-      const component: number[] = [];
-      for (;;) {
-        const member = stack.pop()!;
+      const component = stack.splice(stack.lastIndexOf(node));
+      for (const member of component) {
         onStack[member] = false;
         groupOf[member] = found.length;
-        component.push(member);
-        if (member === node) break;
       }
       found.push(component.sort((a, b) => a - b));
     }
@@ -178,13 +172,13 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     for (const id of distinctIds(
       written.custom.length > 0 ? [...written.selected, ...written.custom] : written.selected,
     )) {
-      const holders = providers.get(id) ?? [];
-      holders.push(position);
-      providers.set(id, holders);
+      const holders = providers.get(id);
+      if (holders) holders.push(position);
+      else providers.set(id, [position]);
     }
 
     const builds = buildsOfTags(mod.tags);
-    if (builds.size > 0 && !builds.has(build)) {
+    if (builds.length > 0 && !builds.includes(build)) {
       const named = [...builds].sort().map((value) => `Build ${value}`);
       add(position, {
         code: "wrong-build",
