@@ -278,7 +278,8 @@ export async function checkConfiguration(
       : await db
           .selectFrom("mods")
           .select(["workshopId", "name"])
-          .where("workshopId", "in", [...missing])
+          // One array value instead of one per id: the statement stays the same for any count.
+          .where("workshopId", "=", sql<string>`any(${[...missing]})`)
           .execute();
   return checkModpack({ version, effective, knownTitles: new Map(titles.map((row) => [row.workshopId, row.name])) });
 }
