@@ -88,7 +88,7 @@ function components(size: number, edges: number[][]): { groups: number[][]; grou
         onStack[member] = false;
         groupOf[member] = found.length;
       }
-      found.push(component.sort((a, b) => a - b));
+      found.push(component.length > 1 ? component.sort((a, b) => a - b) : component);
     }
   };
   for (let node = 0; node < size; node++) if (index[node] === -1) visit(node);
@@ -205,8 +205,8 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     }
   });
 
-  for (const [platformModId, holders] of providers) {
-    if (holders.length < 2) continue;
+  providers.forEach((holders, platformModId) => {
+    if (holders.length < 2) return;
     const [firstHolder, ...others] = holders as [number, ...number[]];
     const later = mods[others[0]!]!;
     add(firstHolder, {
@@ -217,7 +217,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
       platformModId,
       relatedModIds: holders.filter((position) => position !== others[0]).map((position) => mods[position]!.id),
     });
-  }
+  });
 
   const cycles = components(mods.length, requires);
   const { groupOf } = cycles;
