@@ -14,6 +14,7 @@ import { migrateToLatest } from "./db/migrate.js";
 import { redactedLogPaths, serializeRequest } from "./edge/log-redaction.js";
 import type { Authenticate, RouteModule } from "./edge/routes.js";
 import { buildApp } from "./http/app.js";
+import { loadReference } from "./http/docs.js";
 import { downloadRoutes, downloadUrls } from "./http/downloads.js";
 import { loopbackRedirect } from "./http/loopback-redirect.js";
 import { notificationStreamRoutes } from "./http/notification-stream.js";
@@ -107,6 +108,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   if (config.ignoredVariables.length > 0) {
     logger.warn({ variables: config.ignoredVariables }, "ignored configuration: these variables no longer do anything");
   }
+  // Before the database opens, so the rest of the start reuses what parsing the reference's module freed.
+  const reference = role === "worker" ? undefined : await loadReference(config);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -275,6 +278,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
               mod: (id) => findModReadVersion(db, id),
             },
             routes,
+            reference,
             logger,
             // Open notification streams end first, or the server would wait on them forever.
             onPreClose: async () => hub.endStreams(),

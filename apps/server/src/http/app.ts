@@ -4,7 +4,7 @@ import type { OpenAPIObject } from "trpc-to-openapi";
 import type { Config } from "../config.js";
 import type { Authenticate, OpenApiPaths, RouteModule } from "../edge/routes.js";
 import type { ReadValidators } from "./caching.js";
-import { docsRoutes } from "./docs.js";
+import { docsRoutes, type ReferencePlugin } from "./docs.js";
 import { harden, serverOptions } from "./hardening.js";
 import { trackInFlight } from "./in-flight.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -18,6 +18,8 @@ export interface AppDependencies {
   /** The validators that answer `If-None-Match` on the versioned reads before they run. */
   readValidators: ReadValidators;
   routes?: RouteModule[];
+  /** Scalar's plugin for `/docs`, from `loadReference`; none in production. */
+  reference: ReferencePlugin;
   logger: FastifyBaseLogger;
   /** Called when closing starts, before in-flight requests are waited for (to end long-lived streams). */
   onPreClose?: () => Promise<void>;
@@ -43,7 +45,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const paths: OpenApiPaths = {};
   let document: OpenAPIObject | undefined;
   const openApiDocument = () => (document ??= buildOpenApiDocument({ publicUrl: config.publicUrl, extraPaths: paths }));
-  const modules = [...(deps.routes ?? []), docsRoutes(config, openApiDocument)];
+  const modules = [...(deps.routes ?? []), docsRoutes(config, openApiDocument, deps.reference)];
   for (const module of modules) {
     await app.register(module.plugin, { authenticate, limit: rateLimits.route });
     Object.assign(paths, module.paths);

@@ -5,10 +5,23 @@ import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 const DOCS_PREFIX = "/docs";
 
 /**
- * The service's index, its OpenAPI document and, outside production, the interactive reference
- * (`/docs`). `document` answers the whole OpenAPI document.
+ * Scalar's Fastify plugin, outside production; production neither serves the reference nor loads its
+ * module. That module embeds the reference's front-end as one 4 MB string, and parsing it takes
+ * scratch memory several times that size. The runtime imports it before it opens the database,
+ * so the allocations that follow reuse that memory once it is freed; imported after them, the freed
+ * memory would stay in the process unused.
  */
-export function docsRoutes(config: Config, document: () => unknown): RouteModule {
+export async function loadReference(config: Config) {
+  return config.isProduction ? undefined : (await import("@scalar/fastify-api-reference")).default;
+}
+
+export type ReferencePlugin = Awaited<ReturnType<typeof loadReference>>;
+
+/**
+ * The service's index, its OpenAPI document and, outside production, the interactive reference
+ * (`/docs`). `document` answers the whole OpenAPI document; `plugin` is Scalar's, from `loadReference`.
+ */
+export function docsRoutes(config: Config, document: () => unknown, plugin: ReferencePlugin): RouteModule {
   const index = defineRoute({
     method: "GET",
     path: "/",
@@ -77,9 +90,8 @@ export function docsRoutes(config: Config, document: () => unknown): RouteModule
   return routeModule(
     [index, openApi],
     async (app) => {
-      // Production neither serves the reference nor loads its front-end, a large module.
-      if (config.isProduction) return;
-      await app.register(import("@scalar/fastify-api-reference"), {
+      if (!plugin) return;
+      await app.register(plugin, {
         routePrefix: DOCS_PREFIX,
         configuration: {
           url: "/openapi.json",
