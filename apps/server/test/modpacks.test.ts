@@ -232,14 +232,15 @@ describe("GET /mods/{id}/modpacks", () => {
 
   let used: string;
   let other: string;
+  let privateOnly: string;
 
   beforeAll(async () => {
-    for (const id of ["311", "312"]) steam.items.set(id, fakeItem(id));
+    for (const id of ["311", "312", "313"]) steam.items.set(id, fakeItem(id));
     const first = await packWith("Using Alpha", true, ["311", "312"]);
     [used, other] = first.modIds as [string, string];
     await packWith("Using Charlie", true, ["311"]);
     await packWith("Using Bravo", true, ["311"]);
-    await packWith("Using Private", false, ["311"]);
+    privateOnly = (await packWith("Using Private", false, ["311", "313"])).modIds[1]!;
     const archived = await packWith("Using Archived", true, ["311"]);
     expect((await call(owner, "DELETE", `/modpacks/${archived.id}`)).status).toBe(200);
     const dropped = await packWith("Using Dropped", true, ["311"]);
@@ -265,6 +266,15 @@ describe("GET /mods/{id}/modpacks", () => {
     expect(names((await call(owner, "GET", `/mods/${used}/modpacks?sortBy=name&sortOrder=asc`)).body)).toHaveLength(3);
     expect(names((await call(null, "GET", `/mods/${other}/modpacks`)).body)).toEqual(["Using Alpha"]);
     expect(names((await call(null, "GET", `/mods/${used}/modpacks?search=bravo`)).body)).toEqual(["Using Bravo"]);
+  });
+
+  it("answers an empty page, not 404, for a mod of the catalogue that no public modpack includes", async () => {
+    const listed = await call(owner, "GET", `/mods/${privateOnly}/modpacks`);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 10, total: 0, totalPages: 0, totalExact: true, nextCursor: null },
+    });
   });
 
   it("pages by offset and by cursor alike, and refuses a cursor of another mod's list", async () => {

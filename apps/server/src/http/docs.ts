@@ -6,10 +6,10 @@ const DOCS_PREFIX = "/docs";
 
 /**
  * Scalar's Fastify plugin, outside production; production neither serves the reference nor loads its
- * module. That module embeds the reference's front-end as one 4 MB string, and parsing it takes
- * scratch memory several times that size. The runtime imports it before it opens the database,
- * so the allocations that follow reuse that memory once it is freed; imported after them, the freed
- * memory would stay in the process unused.
+ * module. That module embeds the reference's whole front-end as one string literal, and parsing it
+ * takes scratch memory several times the literal's size. The runtime imports it before it opens the
+ * database, so the allocations that follow reuse that memory once it is freed; imported after them,
+ * the freed memory would stay in the process unused.
  */
 export async function loadReference(config: Config) {
   return config.isProduction ? undefined : (await import("@scalar/fastify-api-reference")).default;

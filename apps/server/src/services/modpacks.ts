@@ -284,8 +284,6 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     async listWithMod(input) {
-      const mod = await db.selectFrom("mods").select("id").where("id", "=", input.id).executeTakeFirst();
-      if (!mod) throw notFound("Mod not found");
       // The mod's active links (their index on the mod id) name the modpacks; a popular mod is in a
       // set that grows with the catalogue, so it is counted like the public list.
       const including = publicModpacks.where((eb) =>
@@ -299,7 +297,13 @@ export function modpacksService(db: Db): Services["modpacks"] {
         ),
       );
       // The mod's id names the list in its cursors: a cursor of another mod's list answers 400.
-      return listModpacks(db, `modpacks.withMod.${input.id}`, including, input, "bounded");
+      const page = await listModpacks(db, `modpacks.withMod.${input.id}`, including, input, "bounded");
+      // Tell a mod no public modpack includes from one the catalogue does not have.
+      if (page.pagination.total === 0) {
+        const mod = await db.selectFrom("mods").select("id").where("id", "=", input.id).executeTakeFirst();
+        if (!mod) throw notFound("Mod not found");
+      }
+      return page;
     },
 
     listMine(caller, input) {
