@@ -7,6 +7,7 @@ import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
 
 const ACCESS_DENIED = { error: { message: "Access denied", code: "FORBIDDEN" } };
+const UNAUTHORIZED = { message: "Unauthorized" };
 
 let steam: FakeSteam;
 let log: CapturedLog;
@@ -31,6 +32,21 @@ function send(
   payload?: object,
 ): Promise<LightMyRequestResponse> {
   return service.app.inject({ method, url, headers: user.headers, ...(payload === undefined ? {} : { payload }) });
+}
+
+function patch(
+  id: string,
+  query: string,
+  who: SignedIn | null,
+  payload: string | Buffer,
+  contentType = "text/plain; charset=utf-8",
+): Promise<LightMyRequestResponse> {
+  return service.app.inject({
+    method: "POST",
+    url: `/modpacks/${id}/server-file/patch?${query}`,
+    headers: { ...(who ? who.headers : {}), "content-type": contentType },
+    payload,
+  });
 }
 
 async function seedMod(
@@ -94,11 +110,6 @@ describe("GET /modpacks/{id}/server-file", () => {
           "MODS=\\ModA;\\ModA_extra;\\ModB",
           `WORKSHOP_ITEMS=${a.workshopId};${b.workshopId}`,
           "MAP=AMap;Muldraugh, KY",
-          "MOD_IDS=\\ModA;\\ModA_extra;\\ModB",
-          `WORKSHOP_IDS=${a.workshopId};${b.workshopId}`,
-          "MOD_NAMES=\\ModA;\\ModA_extra;\\ModB",
-          `MOD_WORKSHOP_IDS=${a.workshopId};${b.workshopId}`,
-          "MAP_NAMES=AMap;Muldraugh, KY",
           "",
         ].join("\n"),
       },
@@ -129,6 +140,46 @@ describe("GET /modpacks/{id}/server-file", () => {
       cases.map(async (c) => (await get(`/modpacks/${id}/server-file?${c.query}`, owner)).headers.etag),
     );
     expect(new Set(tags).size).toBe(cases.length);
+  });
+
+  it("writes 42x ids in the asked id form in every format and the patch, each form with its own ETag", async () => {
+    const a = await seedMod("Form A", ["tsarslib", "Extra"]);
+    const b = await seedMod("Form B", ["tsarslib"]);
+    const id = await insertModpack(service, { ownerId: owner.userId, modIds: [a.id, b.id] });
+    const table = [
+      { idForm: "", mods: ["\\tsarslib", "\\Extra"] },
+      { idForm: "&idForm=backslash", mods: ["\\tsarslib", "\\Extra"] },
+      { idForm: "&idForm=plain", mods: ["tsarslib", "Extra"] },
+      {
+        idForm: "&idForm=workshop",
+        mods: [`${a.workshopId}\\tsarslib`, `${a.workshopId}\\Extra`, `${b.workshopId}\\tsarslib`],
+      },
+    ];
+    const tags: Record<string, Set<string>> = { ini: new Set(), json: new Set(), env: new Set() };
+    for (const row of table) {
+      const line = `Mods=${row.mods.join(";")}`;
+      const json = await get(`/modpacks/${id}/server-file?version=42x&format=json${row.idForm}`, owner);
+      expect(json.json().mods, row.idForm).toEqual(row.mods);
+      // The game keeps one mod per in-game id whatever the form: the clash stands, and says why.
+      const clash = (json.json().findings as { code: string; message: string }[]).find((f) => f.code === "id-clash");
+      expect(clash?.message).toContain("(`idForm=workshop`) does not tell them apart");
+      expect(json.headers["modpack-check-errors"]).toBe("1");
+      const ini = await get(`/modpacks/${id}/server-file?version=42x${row.idForm}`, owner);
+      expect(ini.body).toContain(`\n${line}\n`);
+      const env = await get(`/modpacks/${id}/server-file?version=42x&format=env${row.idForm}`, owner);
+      expect(env.body).toContain(`\nMODS=${row.mods.join(";")}\n`);
+      const patched = await patch(id, `version=42x${row.idForm}`, owner, "PVP=true\nMods=Old\n");
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.body.split("\n")).toContain(line);
+      tags.ini!.add(ini.headers.etag as string);
+      tags.json!.add(json.headers.etag as string);
+      tags.env!.add(env.headers.etag as string);
+    }
+    // The default is `backslash`: the same bytes; every other form its own.
+    for (const format of ["ini", "json", "env"]) expect(tags[format]!.size, format).toBe(table.length - 1);
+    const refused = await patch(id, "version=41x&idForm=workshop", owner, "Mods=Old\n");
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.message).toBeTypeOf("string");
   });
 
   it("still renders a pack whose check has errors, listing them and counting them in Modpack-Check-Errors", async () => {
@@ -168,7 +219,7 @@ describe("GET /modpacks/{id}/server-file", () => {
       { id: privateId, who: owner, status: 200 },
       { id: privateId, who: member, status: 200 },
       { id: privateId, who: stranger, status: 403, body: ACCESS_DENIED },
-      { id: privateId, who: null, status: 403, body: ACCESS_DENIED },
+      { id: privateId, who: null, status: 401, body: UNAUTHORIZED },
       { id: archivedId, who: stranger, status: 404 },
       { id: archivedId, who: null, status: 404 },
       { id: archivedId, who: owner, status: 200 },
@@ -318,6 +369,7 @@ describe("the OpenAPI document", () => {
       "200",
       "304",
       "400",
+      "401",
       "403",
       "404",
       "414",
@@ -330,6 +382,15 @@ describe("the OpenAPI document", () => {
     for (const name of ["MODS", "WORKSHOP_ITEMS", "MAP", "MOD_IDS", "WORKSHOP_IDS", "MOD_NAMES", "MAP_NAMES"]) {
       expect(operation.description).toContain(`\`${name}\``);
     }
+    for (const image of ["danixu", "pepecitron", "renegade-master", "indifferentbroccoli"]) {
+      expect(operation.description).toContain(`\`image=${image}\``);
+    }
+    const parameters = (operation.parameters as { name: string; schema: { enum?: string[] } }[]).map((p) => [
+      p.name,
+      p.schema.enum,
+    ]);
+    expect(parameters).toContainEqual(["image", ["danixu", "pepecitron", "renegade-master", "indifferentbroccoli"]]);
+    expect(parameters).toContainEqual(["idForm", ["plain", "backslash", "workshop"]]);
     expect(operation.security).toEqual([{ cookieAuth: [] }, { bearerAuth: [] }, {}]);
 
     const patch = document.paths["/modpacks/{id}/server-file/patch"].post;
@@ -338,6 +399,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(patch.responses).sort()).toEqual([
       "200",
       "400",
+      "401",
       "403",
       "404",
       "413",
@@ -364,21 +426,6 @@ describe("the OpenAPI document", () => {
 });
 
 describe("POST /modpacks/{id}/server-file/patch", () => {
-  function patch(
-    id: string,
-    query: string,
-    who: SignedIn | null,
-    payload: string | Buffer,
-    contentType = "text/plain; charset=utf-8",
-  ): Promise<LightMyRequestResponse> {
-    return service.app.inject({
-      method: "POST",
-      url: `/modpacks/${id}/server-file/patch?${query}`,
-      headers: { ...(who ? who.headers : {}), "content-type": contentType },
-      payload,
-    });
-  }
-
   let packId: string;
   let map: InsertedMod;
   let plain: InsertedMod;
@@ -524,7 +571,7 @@ describe("POST /modpacks/{id}/server-file/patch", () => {
       },
       {
         name: "anyone on a private pack",
-        status: 403,
+        status: 401,
         send: () => patch(packId, "version=41x", null, `${marker}=1\n`),
       },
       {

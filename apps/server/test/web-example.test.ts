@@ -540,12 +540,34 @@ describe.skipIf(!hasChromium || onPostgres)("examples/web in headless Chromium a
       () => shown("Environment file").textContent(),
       (text) => text === env.text,
     );
+    // The env form for one server image is the service's answer for that image.
+    await page.getByLabel("Server image").selectOption("danixu");
+    const forDanixu = await served("env&image=danixu");
+    expect(forDanixu.text).toContain("MOD_IDS=");
+    await waitFor(
+      "the env form for Danixu's image",
+      () => shown("Environment file").textContent(),
+      (text) => text === forDanixu.text,
+    );
+    await page.getByLabel("Server image").selectOption("");
     await page.getByLabel("servertest.ini").check();
 
     // The start script is the guide's, word for word; the command carries the service and the pack.
     const guide = await readFile(path.join(repoRoot, "docs/server-start.md"), "utf8");
     const script = /<!-- start-script -->\s*```sh\n([\s\S]*?)```/.exec(guide)?.[1];
     expect(await shown("start-modpack.sh").textContent()).toBe(script);
+    // Another id form changes the file shown and the script's request alike.
+    await page.getByLabel("Mod ids").selectOption("plain");
+    const plain = await served("ini&idForm=plain");
+    await waitFor(
+      "the file with bare ids",
+      () => shown("Server file").textContent(),
+      (text) => text === plain.text,
+    );
+    expect(await shown("start-modpack.sh").textContent()).toBe(
+      script?.replace("version=42x", "version=42x&idForm=plain"),
+    );
+    await page.getByLabel("Mod ids").selectOption("backslash");
     const command = shown("Start command");
     expect(await command.textContent()).toContain(`MODPACK_URL=${apiUrl} MODPACK_ID=${modpackId} \\`);
 

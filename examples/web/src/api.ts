@@ -4,7 +4,9 @@ import {
   createClient,
   fromErrorBody,
   type GameVersion,
+  type IdForm,
   type ServerFileFormat,
+  type ServerImage,
   serverFileUrl,
 } from "@modpack/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
@@ -43,13 +45,12 @@ export interface ServerFileAnswer {
  */
 export async function fetchServerFile(
   id: string,
-  version: GameVersion,
-  format: ServerFileFormat,
+  options: { version: GameVersion; format: ServerFileFormat; image?: ServerImage; idForm?: IdForm },
   signal?: AbortSignal,
 ): Promise<ServerFileAnswer> {
   let response: Response;
   try {
-    response = await fetch(serverFileUrl(API_URL, id, { version, format }), { credentials: "include", signal });
+    response = await fetch(serverFileUrl(API_URL, id, options), { credentials: "include", signal });
   } catch (error) {
     if (signal?.aborted) throw error;
     const unreachable: ApiError = { status: 0, code: "NETWORK_ERROR", message: "The service cannot be reached." };

@@ -5,9 +5,11 @@ import {
   currentServerFileQuery,
   currentServerFileSchema,
   type GameVersion,
+  type IdForm,
   patchServerFileQuery,
   type ServerFileFormat,
   type ServerFilePatch,
+  type ServerImage,
   serverFilePatchSchema,
   uuid,
 } from "@modpack/contract";
@@ -15,19 +17,20 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { httpError, sendError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
-import { ENV_VARIABLES, renderEnvFile } from "../server-file/formats.js";
+import { renderEnvFile, SERVER_IMAGES } from "../server-file/formats.js";
 import type { CurrentServerFile as RenderedFile } from "../services/server-files.js";
 import { setCacheHeaders } from "./caching.js";
 
 export interface ServerFileRouteDependencies {
   /** The modpack's current server file, for a caller who may read it; throws the contract's typed errors. */
-  current(caller: Caller | null, modpackId: string, version: GameVersion): Promise<RenderedFile>;
+  current(caller: Caller | null, modpackId: string, version: GameVersion, idForm?: IdForm): Promise<RenderedFile>;
   /** The owner's file with the modpack's current lines written into it; stores nothing. */
   patch(
     caller: Caller | null,
     modpackId: string,
     version: GameVersion,
     text: string,
+    idForm?: IdForm,
   ): Promise<ServerFilePatch & { errors: number }>;
 }
 
@@ -65,9 +68,9 @@ const MEDIA_TYPES: Record<ServerFileFormat, string> = {
 };
 
 /** The bytes of one form of the current file. */
-function bodyOf(file: RenderedFile, format: ServerFileFormat): string {
+function bodyOf(file: RenderedFile, format: ServerFileFormat, image: ServerImage | undefined): string {
   if (format === "ini") return file.ini;
-  if (format === "env") return renderEnvFile(file.header, file.lines);
+  if (format === "env") return renderEnvFile(file.header, file.lines, image);
   const json: CurrentServerFile = { version: file.version, ...file.lines, findings: file.findings };
   return JSON.stringify(json);
 }
@@ -109,7 +112,11 @@ const PATCH_EXAMPLE_INPUT =
 const PATCH_EXAMPLE_OUTPUT =
   "PVP=true\r\n# Mods=kept as a comment\r\nMods=\\Brita;\\Brita_2\r\nMap=MyTown;Muldraugh, KY\r\nPublic=false\r\nWorkshopItems=2200148440\r\n";
 
-const ENV_NAMES = ENV_VARIABLES.map(([name]) => `\`${name}\``).join(", ");
+/** One line per image: its variables, how they are encoded, and the commit of its start script. */
+const IMAGE_LINES = Object.entries(SERVER_IMAGES).map(
+  ([image, spec]) =>
+    `  - \`image=${image}\`: [${spec.repository}](https://github.com/${spec.repository}) (start script read at \`${spec.commit.slice(0, 12)}\`) reads ${spec.variables.map((variable) => `\`${variable.name}\``).join(", ")}; ${spec.step}.`,
+);
 
 /** `GET /modpacks/{id}/server-file`: the modpack's current server file, in one request. */
 export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule {
@@ -124,11 +131,18 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       "",
       "- `format=ini` (default): `text/plain`, the header and the `Mods=`, `WorkshopItems=` and `Map=` lines.",
       "- `format=json`: `{ version, mods, workshopItems, map, findings }`.",
-      `- \`format=env\`: \`KEY=value\` lines as Docker's \`--env-file\` reads them (the header as \`#\` comments, values verbatim and \`;\` separated, 42x ids keeping their \`\\\`): ${ENV_NAMES}. \`MODS\`, \`WORKSHOP_ITEMS\` and \`MAP\` are the generic names (indifferentbroccoli/projectzomboid-server-docker reads them), \`MOD_IDS\` and \`WORKSHOP_IDS\` are Danixu/project-zomboid-server-docker's, \`MOD_NAMES\`, \`MOD_WORKSHOP_IDS\` and \`MAP_NAMES\` Renegade-Master/zomboid-dedicated-server's.`,
+      "- `format=env`: `KEY=value` lines as Docker's `--env-file` reads them (the header as `#` comments; Docker takes each value verbatim). Without `image`: the generic `MODS`, `WORKSHOP_ITEMS` and `MAP`, verbatim and `;` separated. With `image`, only the variables that image's start script reads, each encoded so that the script writes exactly the `json` form's lists into `Mods=`, `WorkshopItems=` (and `Map=` where it writes it from a variable):",
+      ...IMAGE_LINES,
+      "  - Why: a GNU `sed` replacement reads `\\` as an escape (`\\U`, `\\L`, `\\u`, `\\l`, `\\E` change case, `\\a` is a bell), `&` as the matched text, and `/` ends it, so a 42x `\\ModID` given verbatim to a `sed` image loses its `\\`. PepeCitron's image escapes `&` itself but writes the value verbatim with `echo` on its very first start, before its `.ini` exists: for a value holding `\\` or `/` (every 42x pack), start it once to create the `.ini`, then again; from then on every start writes it exactly.",
+      "- `idForm`: how `Mods=` names each mod (with `version=41x` only `plain`, `400` otherwise). Which builds read which form:",
+      "  - `backslash` (the default): `\\ModID`, the form Build 42's own mod menu writes. Read by every Build 42 server.",
+      "  - `plain`: the bare `ModID`, as Build 41 writes it. Read by Build 42 too: its server removes every `\\` from `Mods=` and then splits it on `;` (`GameServer` in the decompiled 42.15 and 42.20.3 servers), and a 42.21 server was seen loading `KillCount` and `\\KillCount` alike (MCrank/ZWarden, docs/feature-plans/F291-one-click-install.md). pzmod's issue #25 reports that 42.20 went back to bare names.",
+      "  - `workshop`: `WorkshopID\\ModID`, the form kldzj/pzmod writes and hosting guides call the DLMP format. No server code we could read parses it: the servers above remove the `\\` and so read one id made of both parts, which matches no mod. It is offered for the tools that read it; a server should use `backslash` or `plain`. It does not tell apart two workshop items shipping the same in-game id (the game keeps one mod per id), so the check's `id-clash` stands in every form.",
+      "  Each form has its own `ETag`.",
       "",
       "A modpack whose check finds errors still renders: the findings are in the header and the `json` form, and `Modpack-Check-Errors` counts the errors so a script can refuse to start. The `ETag` is a strong validator of the exact bytes of that version and format; `If-None-Match` answers `304` while they are the same, so a change of the modpack's description or members never looks like a new file.",
       "",
-      "Public for a public modpack: anyone may read it without credentials. A private one needs a session cookie or Bearer token of its owner or a member (403 `Access denied` otherwise); an archived one is 404 to everyone but its owner.",
+      "Public for a public modpack: anyone may read it without credentials. A private one needs a session cookie or Bearer token of its owner or a member: without credentials 401 `Unauthorized`, a signed-in stranger or a token bound to other modpacks 403 `Access denied`; an archived one is 404 to everyone but its owner.",
     ].join("\n"),
     permission: "public",
     optionalCaller: true,
@@ -148,15 +162,16 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       304: { description: "`If-None-Match` names the current bytes: nothing changed.", headers: checkErrorsHeader },
     },
     errors: {
-      400: "`id` is not a UUID, or `version` or `format` is missing or unknown (the body lists the issues).",
-      403: "The modpack is private and the caller is neither its owner nor a member (`Access denied`).",
+      400: "`id` is not a UUID, `version` is missing or unknown, `format`, `image` or `idForm` is unknown, or `idForm` is other than `plain` with `version=41x` (the body lists the issues).",
+      401: "The modpack is private and the request carries no valid credentials (`Unauthorized`).",
+      403: "The modpack is private and the caller is neither its owner nor a member, or its token is bound to other modpacks (`Access denied`).",
       404: "No such modpack, or it is archived and the caller is not its owner.",
       500: "An unexpected failure; the body never carries its cause.",
       503: "Too many server files are being rendered or waiting on this instance, or the database cannot answer now; retry after `Retry-After` seconds.",
     },
     async handler({ request, reply, caller, params, query }) {
-      const file = await deps.current(caller, params.id, query.version);
-      const body = bodyOf(file, query.format);
+      const file = await deps.current(caller, params.id, query.version, query.idForm);
+      const body = bodyOf(file, query.format, query.image);
       const etag = strongTag(body);
       setCacheHeaders(request, reply, { scope: "public" }, etag);
       reply.header(CHECK_ERRORS_HEADER, String(file.errors));
@@ -181,7 +196,9 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       "",
       "The change counts are in the headers (`Mods-Added`, `Mods-Removed`, `Workshop-Items-Added`, `Workshop-Items-Removed`, `Map-Changed`; ids compare without 42x's `\\`), and `format=json` answers `{ content, changes }`. `Modpack-Check-Errors` counts the modpack check's errors. Nothing is stored: the uploaded file is neither kept nor logged, so this is a read of the modpack.",
       "",
-      "Who may call: as for `GET /modpacks/{id}/server-file`, anyone for a public modpack, its owner and members for a private one (403 `Access denied` otherwise).",
+      "`idForm` writes `Mods=` in that id form, as for `GET /modpacks/{id}/server-file`.",
+      "",
+      "Who may call: as for `GET /modpacks/{id}/server-file`, anyone for a public modpack, its owner and members for a private one (401 `Unauthorized` without credentials, 403 `Access denied` for anyone else).",
     ].join("\n"),
     permission: "public",
     optionalCaller: true,
@@ -205,8 +222,9 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       },
     },
     errors: {
-      400: "`id` is not a UUID, `version` or `format` is missing or unknown, no body was sent, or the file holds a NUL character or is not valid UTF-8.",
-      403: "The modpack is private and the caller is neither its owner nor a member (`Access denied`).",
+      400: "`id` is not a UUID, `version` is missing or unknown, `format` or `idForm` is unknown, `idForm` is other than `plain` with `version=41x`, no body was sent, or the file holds a NUL character or is not valid UTF-8.",
+      401: "The modpack is private and the request carries no valid credentials (`Unauthorized`).",
+      403: "The modpack is private and the caller is neither its owner nor a member, or its token is bound to other modpacks (`Access denied`).",
       404: "No such modpack, or it is archived and the caller is not its owner.",
       413: "The file is larger than 1 MiB.",
       415: "The body is not `text/plain`.",
@@ -218,7 +236,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       if (uploaded === undefined) {
         return sendError(reply, httpError(400, "Send the whole servertest.ini as a text/plain body"));
       }
-      const patched = await deps.patch(caller, params.id, query.version, uploaded.text);
+      const patched = await deps.patch(caller, params.id, query.version, uploaded.text, query.idForm);
       const { changes } = patched;
       reply
         .header("cache-control", "no-store")

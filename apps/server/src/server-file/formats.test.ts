@@ -2,24 +2,58 @@ import { describe, expect, it } from "vitest";
 import { renderEnvFile } from "./formats.js";
 
 describe("renderEnvFile", () => {
+  const lines = {
+    mods: ["\\UndeadSurvivor", "\\Tom&Jerry", "\\Maps/Extra", "Mod With Spaces"],
+    workshopItems: ["2200148440"],
+    map: ["Rosewood Expanded", "Muldraugh, KY"],
+  };
   const cases = [
     {
-      name: "42x ids keep their backslash, map names keep their spaces, values are never quoted",
+      name: "without an image: the generic three, verbatim and never quoted",
       header: ["# Modpack Collection Service", "# Game version: 42x"],
-      lines: {
-        mods: ["\\Brita", "\\Brita_2"],
-        workshopItems: ["2200148440"],
-        map: ["Rosewood Expanded", "Muldraugh, KY"],
-      },
+      lines,
+      image: undefined,
       expected: [
         "# Modpack Collection Service",
         "# Game version: 42x",
-        "MODS=\\Brita;\\Brita_2",
+        "MODS=\\UndeadSurvivor;\\Tom&Jerry;\\Maps/Extra;Mod With Spaces",
         "WORKSHOP_ITEMS=2200148440",
         "MAP=Rosewood Expanded;Muldraugh, KY",
-        "MOD_IDS=\\Brita;\\Brita_2",
+        "",
+      ].join("\n"),
+    },
+    {
+      name: "danixu: sed replacements, \\ & and / escaped; no map variable",
+      header: [],
+      lines,
+      image: "danixu" as const,
+      expected: [
+        "# For Danixu/project-zomboid-server-docker at 4fdb84b9cbed: GNU sed replacements: \\, & and / escaped with \\",
+        "MOD_IDS=\\\\UndeadSurvivor;\\\\Tom\\&Jerry;\\\\Maps\\/Extra;Mod With Spaces",
         "WORKSHOP_IDS=2200148440",
-        "MOD_NAMES=\\Brita;\\Brita_2",
+        "",
+      ].join("\n"),
+    },
+    {
+      name: "pepecitron: sed replacements whose & the image escapes itself",
+      header: [],
+      lines,
+      image: "pepecitron" as const,
+      expected: [
+        "# For PepeCitron/projectzomboid-server at a061c9ec719e: GNU sed replacements once the .ini exists: \\ and / escaped with \\ (the image escapes &)",
+        "MOD_NAMES=\\\\UndeadSurvivor;\\\\Tom&Jerry;\\\\Maps\\/Extra;Mod With Spaces",
+        "MOD_WORKSHOP_IDS=2200148440",
+        "",
+      ].join("\n"),
+    },
+    {
+      name: "renegade-master: verbatim, with the map",
+      header: [],
+      lines,
+      image: "renegade-master" as const,
+      expected: [
+        "# For Renegade-Master/zomboid-dedicated-server at 983853e53a17: Python configparser: verbatim",
+        "MOD_NAMES=\\UndeadSurvivor;\\Tom&Jerry;\\Maps/Extra;Mod With Spaces",
         "MOD_WORKSHOP_IDS=2200148440",
         "MAP_NAMES=Rosewood Expanded;Muldraugh, KY",
         "",
@@ -29,18 +63,18 @@ describe("renderEnvFile", () => {
       name: "an empty pack gives empty values and the base map",
       header: [],
       lines: { mods: [], workshopItems: [], map: ["Muldraugh, KY"] },
-      expected:
-        "MODS=\nWORKSHOP_ITEMS=\nMAP=Muldraugh, KY\nMOD_IDS=\nWORKSHOP_IDS=\nMOD_NAMES=\nMOD_WORKSHOP_IDS=\nMAP_NAMES=Muldraugh, KY\n",
+      image: undefined,
+      expected: "MODS=\nWORKSHOP_ITEMS=\nMAP=Muldraugh, KY\n",
     },
     {
       name: "quotes, dollars and UTF-8 stay verbatim",
       header: ['# Modpack: "$HOME" ünï'],
       lines: { mods: ['Mod"Q', "Mod$X", "Мод"], workshopItems: ["1"], map: ["Muldraugh, KY"] },
-      expected:
-        '# Modpack: "$HOME" ünï\nMODS=Mod"Q;Mod$X;Мод\nWORKSHOP_ITEMS=1\nMAP=Muldraugh, KY\nMOD_IDS=Mod"Q;Mod$X;Мод\nWORKSHOP_IDS=1\nMOD_NAMES=Mod"Q;Mod$X;Мод\nMOD_WORKSHOP_IDS=1\nMAP_NAMES=Muldraugh, KY\n',
+      image: undefined,
+      expected: '# Modpack: "$HOME" ünï\nMODS=Mod"Q;Mod$X;Мод\nWORKSHOP_ITEMS=1\nMAP=Muldraugh, KY\n',
     },
   ];
-  it.each(cases)("$name", ({ header, lines, expected }) => {
-    expect(renderEnvFile(header, lines)).toBe(expected);
+  it.each(cases)("$name", ({ header, lines, image, expected }) => {
+    expect(renderEnvFile(header, lines, image)).toBe(expected);
   });
 });

@@ -7,6 +7,9 @@ import { commentText, partitionValues, type UnsafeReason } from "./safe-text.js"
 
 export type GameVersion = "41x" | "42x";
 
+/** How a 42x `Mods=` names a mod: `\ModID`, `WorkshopID\ModID` or the bare `ModID`. */
+export type IdForm = "backslash" | "workshop" | "plain";
+
 export interface RenderMod {
   id: string;
   name: string;
@@ -19,6 +22,8 @@ export interface RenderMod {
 export interface RenderInput {
   modpack: { id: string; name: string };
   version: GameVersion;
+  /** 42x only: how `Mods=` names each mod (`backslash` when left out). Build 41 writes bare ids. */
+  idForm?: IdForm | undefined;
   /**
    * When the file was generated, written in the header. Left out for a file that must be the same
    * bytes whenever the modpack is the same (the current file a start script fetches).
@@ -34,7 +39,7 @@ export interface RenderInput {
   comments?: string[];
 }
 
-/** The values of the three mod lines, as the file writes them (42x ids with their `\`). */
+/** The values of the three mod lines, as the file writes them (42x ids in the file's id form). */
 export interface ServerFileLines {
   mods: string[];
   workshopItems: string[];
@@ -77,6 +82,7 @@ export function renderServerFileWithReport(input: RenderInput): {
   lines: ServerFileLines;
   rejected: RenderRejection[];
 } {
+  const form: IdForm = input.version === "42x" ? (input.idForm ?? "backslash") : "plain";
   // Sets keep the first occurrence of a value, in insertion order.
   const modIds = new Set<string>();
   const workshopIds = new Set<string>();
@@ -95,15 +101,19 @@ export function renderServerFileWithReport(input: RenderInput): {
     const ids = chosen === undefined ? own : own.filter((id) => chosen.has(id));
     if (ids.length === 0) continue;
 
-    for (const id of ids) modIds.add(id);
-    for (const workshopId of refuse(mod, "workshopId", partitionValues([mod.workshopId]))) workshopIds.add(workshopId);
+    const workshopId = refuse(mod, "workshopId", partitionValues([mod.workshopId]))[0];
+    // The workshop form names the item too, so one id shipped by two items is two entries; a mod
+    // whose workshop id is refused cannot be named that way and is left out.
+    if (form === "workshop" && workshopId === undefined) continue;
+    for (const id of ids)
+      modIds.add(form === "workshop" ? `${workshopId}\\${id}` : form === "backslash" ? `\\${id}` : id);
+    if (workshopId !== undefined) workshopIds.add(workshopId);
     for (const folder of refuse(mod, "mapFolder", partitionValues(mod.mapFolders))) {
       if (folder !== BASE_MAP) mapFolders.add(folder);
     }
   }
   mapFolders.add(BASE_MAP);
 
-  const prefix = input.version === "42x" ? "\\" : "";
   const serviceName = commentText(input.serviceName ?? DEFAULT_SERVICE_NAME) || DEFAULT_SERVICE_NAME;
   const comments = (input.comments ?? []).map(commentText).filter((comment) => comment !== "");
 
@@ -115,7 +125,7 @@ export function renderServerFileWithReport(input: RenderInput): {
     ...comments.map((comment) => `# ${comment}`),
   ];
   const lines: ServerFileLines = {
-    mods: [...modIds].map((id) => `${prefix}${id}`),
+    mods: [...modIds],
     workshopItems: [...workshopIds],
     map: [...mapFolders],
   };

@@ -212,7 +212,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     add(firstHolder, {
       code: "id-clash",
       severity: "error",
-      message: `The in-game id "${platformModId}" is selected in ${listOf(holders.map((position) => label(mods[position]!)))}; the game loads only one mod per id. Deselect it in all but one of them.`,
+      message: `The in-game id "${platformModId}" is selected in ${listOf(holders.map((position) => label(mods[position]!)))}; the game loads only one mod per id. Deselect it in all but one of them.${version === "42x" ? " Naming the workshop item too (`idForm=workshop`) does not tell them apart: the server removes every `\\` from `Mods=` before it reads the ids." : ""}`,
       ...about(later),
       platformModId,
       relatedModIds: holders.filter((position) => position !== others[0]).map((position) => mods[position]!.id),

@@ -11,6 +11,7 @@ import {
   memberPermissions,
   notFound,
   type Services,
+  unauthorized,
 } from "@modpack/contract";
 import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
@@ -249,7 +250,8 @@ export async function authorizeModpack(
     // `public` asks whether anyone may read it.
     if (!row.readableByAnyone) throw notFound("Modpack not found");
   } else if (need === "read") {
-    if (!row.readable) throw row.isActive ? accessDenied() : notFound("Modpack not found");
+    // Rule 1 before rule 4: a private pack asks an anonymous caller to sign in first.
+    if (!row.readable) throw !row.isActive ? notFound("Modpack not found") : caller ? accessDenied() : unauthorized();
   } else if (!row.isActive && !isOwner) {
     // Changing a modpack: an archived one only by its owner (who may restore it).
     throw notFound("Modpack not found");

@@ -1,4 +1,4 @@
-import type { Caller, CheckFinding, GameVersion, ServerFilePatch } from "@modpack/contract";
+import type { Caller, CheckFinding, GameVersion, IdForm, ServerFilePatch } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { mergeMap, patchServerFile, readEntries } from "../server-file/patch.js";
@@ -32,6 +32,7 @@ export async function currentServerFile(
   caller: Caller | null,
   modpackId: string,
   version: GameVersion,
+  idForm?: IdForm,
 ): Promise<CurrentServerFile> {
   const modpack = await authorizeModpack(db, caller, modpackId, "read");
   const effective = await loadEffectiveConfiguration(db, modpack.id);
@@ -40,6 +41,7 @@ export async function currentServerFile(
   const { content, header, lines } = renderServerFileWithReport({
     modpack: { id: modpack.id, name: modpack.name },
     version,
+    idForm,
     ...renderInputFor(effective, version),
     comments: headerLines(findings),
   });
@@ -75,8 +77,9 @@ export async function patchedServerFile(
   modpackId: string,
   version: GameVersion,
   text: string,
+  idForm?: IdForm,
 ): Promise<ServerFilePatch & { errors: number }> {
-  const file = await currentServerFile(db, caller, modpackId, version);
+  const file = await currentServerFile(db, caller, modpackId, version, idForm);
   const current = readEntries(text, "Map") ?? [];
   const theirs = current.filter((folder) => folder !== BASE_MAP && !file.lines.map.includes(folder));
   const map = mergeMap(file.lines.map, current, await cataloguedMapFolders(db, [...new Set(theirs)]));
@@ -90,16 +93,22 @@ export async function patchedServerFile(
  */
 export function serverFilesService(db: Db, gate: WorkGate) {
   return {
-    current(caller: Caller | null, modpackId: string, version: GameVersion): Promise<CurrentServerFile> {
-      return gate.run(() => currentServerFile(db, caller, modpackId, version));
+    current(
+      caller: Caller | null,
+      modpackId: string,
+      version: GameVersion,
+      idForm?: IdForm,
+    ): Promise<CurrentServerFile> {
+      return gate.run(() => currentServerFile(db, caller, modpackId, version, idForm));
     },
     patch(
       caller: Caller | null,
       modpackId: string,
       version: GameVersion,
       text: string,
+      idForm?: IdForm,
     ): Promise<ServerFilePatch & { errors: number }> {
-      return gate.run(() => patchedServerFile(db, caller, modpackId, version, text));
+      return gate.run(() => patchedServerFile(db, caller, modpackId, version, text, idForm));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { CurrentServerFile, GameVersion } from "@modpack/client";
+import type { CurrentServerFile, GameVersion, IdForm, ServerImage } from "@modpack/client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import serverStartDoc from "../../../../docs/server-start.md?raw";
@@ -30,8 +30,28 @@ function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The script for a version: the guide writes it for Build 42 and says to ask for `41x` on Build 41. */
-const startScript = (version: GameVersion) => START_SCRIPT.replace("version=42x", `version=${version}`);
+/** The script for a version and id form: the guide writes it for Build 42 with the default form. */
+const startScript = (version: GameVersion, idForm: IdForm) =>
+  START_SCRIPT.replace(
+    "version=42x",
+    `version=${version}${version === "42x" && idForm !== "backslash" ? `&idForm=${idForm}` : ""}`,
+  );
+
+/** The server images whose start step the env form can be encoded for, as the service names them. */
+const IMAGES: { value: ServerImage | ""; label: string }[] = [
+  { value: "", label: "Any (MODS, WORKSHOP_ITEMS, MAP, verbatim)" },
+  { value: "danixu", label: "Danixu/project-zomboid-server-docker" },
+  { value: "pepecitron", label: "PepeCitron/projectzomboid-server" },
+  { value: "renegade-master", label: "Renegade-Master/zomboid-dedicated-server" },
+  { value: "indifferentbroccoli", label: "indifferentbroccoli/projectzomboid-server-docker" },
+];
+
+/** How a Build 42 file names each mod on `Mods=`. */
+const ID_FORMS: { value: IdForm; label: string }[] = [
+  { value: "backslash", label: "\\ModID (default)" },
+  { value: "plain", label: "ModID" },
+  { value: "workshop", label: "WorkshopID\\ModID (pzmod)" },
+];
 
 /** The server's start command behind the script, with what the script reads from its environment. */
 function startCommand(id: string, token: string | null): string {
@@ -50,6 +70,7 @@ function startCommand(id: string, token: string | null): string {
 export function ServerPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const [version, setVersion] = useState<GameVersion>("42x");
+  const [idForm, setIdForm] = useState<IdForm>("backslash");
   const [token, setToken] = useState<string | null>(null);
   const modpack = useQuery(trpc.modpacks.get.queryOptions({ id }));
 
@@ -63,10 +84,22 @@ export function ServerPage({ id }: { id: string }) {
         <h1>Server</h1>
         <p className="card-meta">
           <GameVersionSelect value={version} onChange={setVersion} />
+          {version === "42x" && (
+            <label className="inline-field">
+              Mod ids
+              <select value={idForm} onChange={(event) => setIdForm(event.target.value as IdForm)}>
+                {ID_FORMS.map((form) => (
+                  <option key={form.value} value={form.value}>
+                    {form.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
         </p>
       </header>
       <div className="modpack-layout">
-        <CurrentFileSection id={id} version={version} />
+        <CurrentFileSection id={id} version={version} idForm={version === "42x" ? idForm : undefined} />
         <section className="panel" aria-labelledby="start-heading">
           <h2 id="start-heading">Start script</h2>
           <p className="muted">
@@ -75,7 +108,7 @@ export function ServerPage({ id }: { id: string }) {
             and <code>Map=</code> into <code>servertest.ini</code> and keeps every other line. When the service cannot
             be reached, the server starts with the file it had.
           </p>
-          <CodeBlock label="start-modpack.sh" text={startScript(version)} />
+          <CodeBlock label="start-modpack.sh" text={startScript(version, idForm)} />
           <CodeBlock label="Start command" text={startCommand(id, token)} />
           {!token && (
             <p className="muted">
@@ -90,16 +123,19 @@ export function ServerPage({ id }: { id: string }) {
 }
 
 /** The file as the service answers it now, as `ini` or `env`, with the check's findings from the `json` form. */
-function CurrentFileSection({ id, version }: { id: string; version: GameVersion }) {
+function CurrentFileSection({ id, version, idForm }: { id: string; version: GameVersion; idForm: IdForm | undefined }) {
   const [format, setFormat] = useState<"ini" | "env">("ini");
+  const [image, setImage] = useState<ServerImage | "">("");
+  const forImage = format === "env" && image !== "" ? { image } : {};
+  const form = idForm === undefined ? {} : { idForm };
   const file = useQuery({
-    queryKey: ["server-file", id, version, format],
-    queryFn: ({ signal }) => fetchServerFile(id, version, format, signal),
+    queryKey: ["server-file", id, version, format, idForm, forImage],
+    queryFn: ({ signal }) => fetchServerFile(id, { version, format, ...forImage, ...form }, signal),
   });
   const details = useQuery({
-    queryKey: ["server-file", id, version, "json"],
+    queryKey: ["server-file", id, version, "json", idForm],
     queryFn: async ({ signal }) =>
-      JSON.parse((await fetchServerFile(id, version, "json", signal)).body) as CurrentServerFile,
+      JSON.parse((await fetchServerFile(id, { version, format: "json", ...form }, signal)).body) as CurrentServerFile,
   });
   const build = `Build ${version.slice(0, 2)}`;
   const findings = details.data?.findings ?? [];
@@ -125,6 +161,20 @@ function CurrentFileSection({ id, version }: { id: string; version: GameVersion 
           </label>
         ))}
       </fieldset>
+      {format === "env" && (
+        <p>
+          <label className="inline-field">
+            Server image
+            <select value={image} onChange={(event) => setImage(event.target.value as ServerImage | "")}>
+              {IMAGES.map((each) => (
+                <option key={each.value} value={each.value}>
+                  {each.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </p>
+      )}
 
       {details.isPending ? (
         <Loading label="Checking the modpack…" />

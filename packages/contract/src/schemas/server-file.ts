@@ -11,13 +11,54 @@ const versionParameter = z
   .enum(gameVersions)
   .meta({ description: "The game version of the file: `41x` or `42x`", example: "42x" });
 
-export const currentServerFileQuery = z.object({
-  version: versionParameter,
-  format: z.enum(serverFileFormats).default("ini").meta({
-    description:
-      "`ini` (default): the `servertest.ini` mod lines as `text/plain`; `json`: the lists and the check's findings; `env`: `KEY=value` lines for Docker's `--env-file`",
-  }),
+/**
+ * The Project Zomboid server images whose start step the `env` form is encoded for, each named for
+ * its public repository.
+ */
+export const serverImages = ["danixu", "pepecitron", "renegade-master", "indifferentbroccoli"] as const;
+export type ServerImage = (typeof serverImages)[number];
+
+/**
+ * How a file names a mod on `Mods=`: `plain` (the bare `ModID`, the only form of a 41x file),
+ * `backslash` (`\ModID`, the 42x default) or `workshop` (`WorkshopID\ModID`).
+ */
+export const idForms = ["plain", "backslash", "workshop"] as const;
+export type IdForm = (typeof idForms)[number];
+
+const idFormParameter = z.enum(idForms).optional().meta({
+  description:
+    "How `Mods=` names each mod. `backslash` (the 42x default): `\\ModID`; `plain`: the bare `ModID` (the only form of a 41x file); `workshop`: `WorkshopID\\ModID`, the form pzmod writes. With `version=41x` only `plain` is accepted (`400` otherwise). Each form has its own `ETag`; the operation's description says which builds read which form.",
 });
+
+/** Build 41 files have bare ids only: a 41x file takes no other `idForm`. */
+const idFormNeeds42x = <T extends { version: string; idForm?: IdForm | undefined }>(
+  query: T,
+  context: z.RefinementCtx,
+) => {
+  if (query.idForm !== undefined && query.idForm !== "plain" && query.version !== "42x") {
+    context.addIssue({
+      code: "custom",
+      path: ["idForm"],
+      message: "A 41x file names mods by bare id: idForm=plain only",
+    });
+  }
+};
+
+export const currentServerFileQuery = z
+  .object({
+    version: versionParameter,
+    format: z.enum(serverFileFormats).default("ini").meta({
+      description:
+        "`ini` (default): the `servertest.ini` mod lines as `text/plain`; `json`: the lists and the check's findings; `env`: `KEY=value` lines for Docker's `--env-file`",
+    }),
+    image: z.enum(serverImages).optional().meta({
+      description:
+        "With `format=env`: the server image whose start step reads the file, so the answer holds only the variables that image reads, each encoded so that its start step writes exactly the `json` form's lists. Without it, the generic `MODS`, `WORKSHOP_ITEMS` and `MAP`, verbatim. Ignored by the other formats.",
+      example: "danixu",
+    }),
+    idForm: idFormParameter,
+  })
+  .superRefine(idFormNeeds42x);
 
 export const currentServerFileSchema = z
   .object({
@@ -42,12 +83,15 @@ export const currentServerFileSchema = z
     },
   });
 
-export const patchServerFileQuery = z.object({
-  version: versionParameter,
-  format: z.enum(["ini", "json"]).default("ini").meta({
-    description: "`ini` (default): the patched file as `text/plain`; `json`: the patched file and what changed",
-  }),
-});
+export const patchServerFileQuery = z
+  .object({
+    version: versionParameter,
+    format: z.enum(["ini", "json"]).default("ini").meta({
+      description: "`ini` (default): the patched file as `text/plain`; `json`: the patched file and what changed",
+    }),
+    idForm: idFormParameter,
+  })
+  .superRefine(idFormNeeds42x);
 
 export const serverFilePatchSchema = z
   .object({
