@@ -39,6 +39,8 @@ import { authorizeModpack, modpacksService } from "./services/modpacks.js";
 import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import type { Revocation } from "./services/ports.js";
+import { recordPendingInitialRevisions } from "./services/revision-records.js";
+import { revisionsService } from "./services/revisions.js";
 import { serverFilesService } from "./services/server-files.js";
 import { sessionService } from "./services/users.js";
 import { type WebhookSettings, webhooksService } from "./services/webhooks.js";
@@ -127,6 +129,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   let notificationHub: NotificationHub | undefined;
   try {
     await migrateToLatest(database.db);
+    await recordPendingInitialRevisions(database.db);
     const workshop = createWorkshopClient({
       baseUrl: config.workshopApiUrl,
       apiKey: config.steamApiKey,
@@ -153,6 +156,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         workshop,
         bounds: { maxItems: config.limits.importMaxItems, maxDepth: config.limits.importMaxDepth },
         readAhead: config.limits.importReadAhead,
+        changedWindowSeconds: config.webhooks.changedWindowSeconds,
       }),
       modUpdateJob({ db: database.db, workshop }),
       reparseJob(database.db),
@@ -234,6 +238,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         changedWindowSeconds: config.webhooks.changedWindowSeconds,
       }),
       checks: checksService(db, checks),
+      revisions: revisionsService({ db, jobs, changedWindowSeconds: config.webhooks.changedWindowSeconds }),
       imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
       exports: exportsService({
         db,

@@ -27,9 +27,10 @@ export function callerHasScope(caller: Caller, scope: TokenScope): boolean {
 
 /**
  * What a procedure needs of the modpack named by its `id`: `public` (public and active, else 404),
- * `read` (owner, member, or public), `owner`, or a member permission (owner, or a member holding it).
+ * `read` (owner, member, or public), `owner`, a member permission (owner, or a member holding it),
+ * or `restore` (owner, or a member holding `add-mod`, `remove-mod` and `configure`).
  */
-export type ModpackNeed = "public" | "read" | "owner" | Exclude<MemberPermission, "read">;
+export type ModpackNeed = "public" | "read" | "owner" | "restore" | Exclude<MemberPermission, "read">;
 
 /** A modpack the caller was allowed to reach, as the service loaded it for the resource rule. */
 export interface ModpackAccess {

@@ -10,6 +10,7 @@ import { modpackModsRouter } from "./procedures/modpack-mods.js";
 import { modpacksRouter } from "./procedures/modpacks.js";
 import { modsRouter } from "./procedures/mods.js";
 import { notificationsRouter } from "./procedures/notifications.js";
+import { revisionsRouter } from "./procedures/revisions.js";
 import { webhooksRouter } from "./procedures/webhooks.js";
 import { type Meta, router } from "./trpc.js";
 
@@ -22,6 +23,7 @@ export const appRouter = router({
   members: membersRouter,
   modpackMods: modpackModsRouter,
   checks: checksRouter,
+  revisions: revisionsRouter,
   imports: importsRouter,
   mods: modsRouter,
   notifications: notificationsRouter,
@@ -71,6 +73,7 @@ export * from "./schemas/mod.js";
 export * from "./schemas/modpack.js";
 export * from "./schemas/notification.js";
 export * from "./schemas/pagination.js";
+export * from "./schemas/revision.js";
 export * from "./schemas/server-file.js";
 export * from "./schemas/session.js";
 export * from "./schemas/token.js";

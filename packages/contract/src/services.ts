@@ -11,6 +11,7 @@ import type { modpackModPorts } from "./procedures/modpack-mods.js";
 import type { modpackPorts } from "./procedures/modpacks.js";
 import type { modPorts } from "./procedures/mods.js";
 import type { notificationPorts } from "./procedures/notifications.js";
+import type { revisionPorts } from "./procedures/revisions.js";
 import type { webhookPorts } from "./procedures/webhooks.js";
 
 type Resources =
@@ -22,6 +23,7 @@ type Resources =
   | typeof modPorts
   | typeof modpackModPorts
   | typeof checkPorts
+  | typeof revisionPorts
   | typeof importPorts
   | typeof exportPorts
   | typeof notificationPorts

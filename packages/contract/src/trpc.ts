@@ -237,7 +237,11 @@ export function operation<O extends OperationOptions>(options: O): ProcedureFor<
     },
   };
   if (rules.modpackAccess) {
-    meta.errors = [...new Set([...(rules.errors ?? []), 404, ...(rules.modpackAccess === "public" ? [] : [403])])];
+    // A public operation on a private modpack asks an anonymous caller to sign in: 401.
+    const anonymous = isPublic && rules.modpackAccess === "read" ? [401] : [];
+    meta.errors = [
+      ...new Set([...(rules.errors ?? []), ...anonymous, 404, ...(rules.modpackAccess === "public" ? [] : [403])]),
+    ];
   }
   const procedure = rules.modpackAccess
     ? isPublic
@@ -251,10 +255,11 @@ export function operation<O extends OperationOptions>(options: O): ProcedureFor<
 
 const modpackRuleText: Record<ModpackNeed, string> = {
   public: "Only public, active modpacks are visible here; any other id answers 404.",
-  read: "The modpack must be yours, shared with you, or public (403 `Access denied` otherwise); an archived modpack is 404 to everyone but its owner.",
+  read: "The modpack must be yours, shared with you, or public (without credentials 401 `Unauthorized`, otherwise 403 `Access denied`); an archived modpack is 404 to everyone but its owner.",
   owner: "Only the modpack's owner may do this (403 `Access denied` otherwise).",
   "add-mod": "The owner, or a member holding `add-mod` (403 `Access denied` otherwise).",
   "remove-mod": "The owner, or a member holding `remove-mod` (403 `Access denied` otherwise).",
   import: "The owner, or a member holding `import` (403 `Access denied` otherwise).",
   configure: "The owner, or a member holding `configure` (403 `Access denied` otherwise).",
+  restore: "The owner, or a member holding `add-mod`, `remove-mod` and `configure` (403 `Access denied` otherwise).",
 };

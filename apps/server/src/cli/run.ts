@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { type Config, ConfigError, envFiles, loadConfig, readEnvFiles } from "../config.js";
 import { type DatabaseHandle, DatabaseInUseError, openDatabase } from "../db/database.js";
 import { migrateToLatest } from "../db/migrate.js";
+import { recordPendingInitialRevisions } from "../services/revision-records.js";
 
 /**
  * Runs a command-line task on the migrated database of the configuration (`.env` files read
@@ -24,6 +25,7 @@ export async function runOnDatabase(
     });
     try {
       const result = await migrateToLatest(database.db);
+      await recordPendingInitialRevisions(database.db);
       const migrated =
         result.results?.filter((item) => item.status === "Success").map((item) => item.migrationName) ?? [];
       await task(database, config, migrated);

@@ -76,6 +76,8 @@ export interface ModpacksTable {
   version: Generated<string>;
   /** What search reads: name and description, normalised (migration 0012). Kept by a trigger. */
   searchText: SearchText;
+  /** The newest revision's number (0: none yet). */
+  revision: Generated<number>;
 }
 
 export interface ModpackMembersTable {
@@ -229,13 +231,54 @@ export interface WebhookDeliveriesTable {
   createdAt: CreatedAt;
 }
 
-export interface ModpackChangesTable {
+export type RevisionReason =
+  | "initial"
+  | "mods-added"
+  | "mods-removed"
+  | "configuration"
+  | "import"
+  | "restore"
+  | "duplicate"
+  | "workshop";
+
+export interface ModpackRevisionsTable {
   id: Generated<string>;
   modpackId: string;
-  kind: "mod-added" | "mod-removed" | "load-order";
-  modId: string | null;
-  byUserId: string;
+  number: number;
+  reason: RevisionReason;
+  authorId: string | null;
+  added: number;
+  removed: number;
+  moved: number;
+  selectionChanged: number;
+  /** False while the revision waits for its `modpack.changed` event. */
+  announced: Generated<boolean>;
   createdAt: CreatedAt;
+}
+
+/** A mod's entry in the revisions `firstNumber` up to, not including, `untilNumber` (null: the newest). */
+export interface ModpackRevisionModsTable {
+  modpackId: string;
+  modId: string;
+  firstNumber: number;
+  untilNumber: number | null;
+  /** The load order: entries sort by it, compared as plain strings. */
+  sortKey: string;
+  workshopId: string;
+  name: string;
+  /** The selected in-game ids; null: all of the mod's ids (nothing saved, or every one). */
+  selected: string[] | null;
+  custom: string[];
+  /** The ids the Build 41 and Build 42 files write for the mod. */
+  idsB41: string[];
+  idsB42: string[];
+  mapFolders: string[];
+  requiredWorkshopIds: string[];
+  timeUpdated: Date | null;
+}
+
+export interface PendingInitialRevisionsTable {
+  modpackId: string;
 }
 
 export interface Database {
@@ -254,7 +297,9 @@ export interface Database {
   exportConfigurations: ExportConfigurationsTable;
   webhooks: WebhooksTable;
   webhookDeliveries: WebhookDeliveriesTable;
-  modpackChanges: ModpackChangesTable;
+  modpackRevisions: ModpackRevisionsTable;
+  modpackRevisionMods: ModpackRevisionModsTable;
+  pendingInitialRevisions: PendingInitialRevisionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

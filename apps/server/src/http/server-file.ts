@@ -4,8 +4,6 @@ import {
   type CurrentServerFile,
   currentServerFileQuery,
   currentServerFileSchema,
-  type GameVersion,
-  type IdForm,
   patchServerFileQuery,
   type ServerFileFormat,
   type ServerFilePatch,
@@ -18,20 +16,19 @@ import { z } from "zod";
 import { httpError, sendError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
 import { renderEnvFile, SERVER_IMAGES } from "../server-file/formats.js";
-import type { CurrentServerFile as RenderedFile } from "../services/server-files.js";
+import type { CurrentServerFile as RenderedFile, ServerFileRequest } from "../services/server-files.js";
 import { setCacheHeaders } from "./caching.js";
 
 export interface ServerFileRouteDependencies {
   /** The modpack's current server file, for a caller who may read it; throws the contract's typed errors. */
-  current(caller: Caller | null, modpackId: string, version: GameVersion, idForm?: IdForm): Promise<RenderedFile>;
+  current(caller: Caller | null, modpackId: string, request: ServerFileRequest): Promise<RenderedFile>;
   /** The owner's file with the modpack's current lines written into it; stores nothing. */
   patch(
     caller: Caller | null,
     modpackId: string,
-    version: GameVersion,
+    request: ServerFileRequest,
     text: string,
-    idForm?: IdForm,
-  ): Promise<ServerFilePatch & { errors: number }>;
+  ): Promise<ServerFilePatch & { errors: number; revision: number }>;
 }
 
 /** An uploaded `servertest.ini`, decoded. */
@@ -60,6 +57,7 @@ function readTextBodies(app: FastifyInstance): void {
 }
 
 const CHECK_ERRORS_HEADER = "modpack-check-errors";
+const REVISION_HEADER = "modpack-revision";
 
 const MEDIA_TYPES: Record<ServerFileFormat, string> = {
   ini: "text/plain; charset=utf-8",
@@ -92,6 +90,11 @@ const checkErrorsHeader = z.object({
     description:
       "How many errors the modpack check finds for this version (`0` when none): a script may refuse to start on more",
     example: "0",
+  }),
+  "Modpack-Revision": z.string().regex(/^\d+$/).max(10).meta({
+    description:
+      "The revision the file is rendered from (`0`: a pack whose mods never changed): the pinned one, else the newest. Ask for `revision=` with it to get these bytes again",
+    example: "3",
   }),
 });
 
@@ -140,6 +143,8 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       "  - `workshop`: `WorkshopID\\ModID`, the form kldzj/pzmod writes and hosting guides call the DLMP format. No server code we could read parses it: the servers above remove the `\\` and so read one id made of both parts, which matches no mod. It is offered for the tools that read it; a server should use `backslash` or `plain`. It does not tell apart two workshop items shipping the same in-game id (the game keeps one mod per id), so the check's `id-clash` stands in every form.",
       "  Each form has its own `ETag`.",
       "",
+      "`revision=<n>` pins the file to a revision (`GET /modpacks/{id}/revisions`): it is rendered from that revision's state alone, byte for byte the same whenever it is asked, whatever the catalogue has learned since; its header names the revision instead of the modpack's name and carries no finding, while today's check of the revision's mods is in `Modpack-Check-Errors` and the `json` form. A number the pack has not reached answers 404. Every answer carries `Modpack-Revision`, the revision it was rendered from.",
+      "",
       "A modpack whose check finds errors still renders: the findings are in the header and the `json` form, and `Modpack-Check-Errors` counts the errors so a script can refuse to start. The `ETag` is a strong validator of the exact bytes of that version and format; `If-None-Match` answers `304` while they are the same, so a change of the modpack's description or members never looks like a new file.",
       "",
       "Public for a public modpack: anyone may read it without credentials. A private one needs a session cookie or Bearer token of its owner or a member: without credentials 401 `Unauthorized`, a signed-in stranger or a token bound to other modpacks 403 `Access denied`; an archived one is 404 to everyone but its owner.",
@@ -165,16 +170,17 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       400: "`id` is not a UUID, `version` is missing or unknown, `format`, `image` or `idForm` is unknown, or `idForm` is other than `plain` with `version=41x` (the body lists the issues).",
       401: "The modpack is private and the request carries no valid credentials (`Unauthorized`).",
       403: "The modpack is private and the caller is neither its owner nor a member, or its token is bound to other modpacks (`Access denied`).",
-      404: "No such modpack, or it is archived and the caller is not its owner.",
+      404: "No such modpack, it is archived and the caller is not its owner, or it has no revision `revision`.",
       500: "An unexpected failure; the body never carries its cause.",
       503: "Too many server files are being rendered or waiting on this instance, or the database cannot answer now; retry after `Retry-After` seconds.",
     },
     async handler({ request, reply, caller, params, query }) {
-      const file = await deps.current(caller, params.id, query.version, query.idForm);
+      const { version, idForm, revision } = query;
+      const file = await deps.current(caller, params.id, { version, idForm, revision });
       const body = bodyOf(file, query.format, query.image);
       const etag = strongTag(body);
       setCacheHeaders(request, reply, { scope: "public" }, etag);
-      reply.header(CHECK_ERRORS_HEADER, String(file.errors));
+      reply.header(CHECK_ERRORS_HEADER, String(file.errors)).header(REVISION_HEADER, String(file.revision));
       if (namesTag(request.headers["if-none-match"], etag)) return reply.code(304).send();
       return reply.code(200).header("content-type", MEDIA_TYPES[query.format]).send(body);
     },
@@ -196,7 +202,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       "",
       "The change counts are in the headers (`Mods-Added`, `Mods-Removed`, `Workshop-Items-Added`, `Workshop-Items-Removed`, `Map-Changed`; ids compare without 42x's `\\`), and `format=json` answers `{ content, changes }`. `Modpack-Check-Errors` counts the modpack check's errors. Nothing is stored: the uploaded file is neither kept nor logged, so this is a read of the modpack.",
       "",
-      "`idForm` writes `Mods=` in that id form, as for `GET /modpacks/{id}/server-file`.",
+      "`idForm` writes `Mods=` in that id form and `revision` takes the lines of that revision, as for `GET /modpacks/{id}/server-file`; `Modpack-Revision` names the revision the lines are from.",
       "",
       "Who may call: as for `GET /modpacks/{id}/server-file`, anyone for a public modpack, its owner and members for a private one (401 `Unauthorized` without credentials, 403 `Access denied` for anyone else).",
     ].join("\n"),
@@ -225,7 +231,7 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       400: "`id` is not a UUID, `version` is missing or unknown, `format` or `idForm` is unknown, `idForm` is other than `plain` with `version=41x`, no body was sent, or the file holds a NUL character or is not valid UTF-8.",
       401: "The modpack is private and the request carries no valid credentials (`Unauthorized`).",
       403: "The modpack is private and the caller is neither its owner nor a member, or its token is bound to other modpacks (`Access denied`).",
-      404: "No such modpack, or it is archived and the caller is not its owner.",
+      404: "No such modpack, it is archived and the caller is not its owner, or it has no revision `revision`.",
       413: "The file is larger than 1 MiB.",
       415: "The body is not `text/plain`.",
       500: "An unexpected failure; the body never carries its cause.",
@@ -236,11 +242,13 @@ export function serverFileRoutes(deps: ServerFileRouteDependencies): RouteModule
       if (uploaded === undefined) {
         return sendError(reply, httpError(400, "Send the whole servertest.ini as a text/plain body"));
       }
-      const patched = await deps.patch(caller, params.id, query.version, uploaded.text, query.idForm);
+      const { version, idForm, revision } = query;
+      const patched = await deps.patch(caller, params.id, { version, idForm, revision }, uploaded.text);
       const { changes } = patched;
       reply
         .header("cache-control", "no-store")
         .header(CHECK_ERRORS_HEADER, String(patched.errors))
+        .header(REVISION_HEADER, String(patched.revision))
         .header("mods-added", String(changes.modsAdded))
         .header("mods-removed", String(changes.modsRemoved))
         .header("workshop-items-added", String(changes.workshopItemsAdded))

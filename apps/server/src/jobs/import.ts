@@ -8,7 +8,8 @@ import { upsertWorkshopItems } from "../services/mods.js";
 import { notify } from "../services/notifications.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
 import { findRequirements } from "../services/requirements.js";
-import { publishImportFinished } from "../services/webhooks.js";
+import { type AnnounceRevision, recordRevision } from "../services/revision-records.js";
+import { announceModpackChanged, publishImportFinished } from "../services/webhooks.js";
 import {
   type ExpansionBounds,
   type WorkshopClient,
@@ -33,6 +34,10 @@ interface ImportDependencies {
   bounds: ExpansionBounds;
   /** Detail batches read at once, ahead of storing them (1: one at a time). */
   readAhead: number;
+  /** How long after a modpack's first change its `modpack.changed` event is sent. */
+  changedWindowSeconds?: number;
+  /** Queues the `modpack.changed` event of the import's revision (set per batch of jobs). */
+  announce?: AnnounceRevision;
 }
 
 /**
@@ -116,6 +121,7 @@ async function finishFailed(
   importId: string,
   reason: string,
   progress?: { modsImported: number; failures: ImportFailure[] },
+  announce?: AnnounceRevision,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const row = await trx
@@ -135,6 +141,8 @@ async function finishFailed(
       .returning(["modpackId", "requestedBy", "collectionId"])
       .executeTakeFirst();
     if (!row) return false;
+    // Whatever the batches before the failure linked: one revision.
+    await recordRevision(trx, row.modpackId, { reason: "import", authorId: row.requestedBy, announce });
     await notify(trx, {
       userId: row.requestedBy,
       title: "Import failed",
@@ -195,7 +203,13 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
     }
     const refusal = await importRefusal(db, modpackId, requestedBy);
     if (refusal) {
-      return finishFailed(db, importId, `The import stopped: ${refusal}`, { modsImported: imported.size, failures });
+      return finishFailed(
+        db,
+        importId,
+        `The import stopped: ${refusal}`,
+        { modsImported: imported.size, failures },
+        deps.announce,
+      );
     }
     const results = await reads[index]!;
     if (results === "unavailable") {
@@ -248,6 +262,8 @@ export async function runImport(deps: ImportDependencies, importId: string): Pro
       .executeTakeFirst();
     if (!finished) return false;
     await trx.updateTable("modpacks").set({ updatedAt: sql<Date>`now()` }).where("id", "=", modpackId).execute();
+    // Everything the import linked, in all its batches: one revision (none when it linked nothing new).
+    await recordRevision(trx, modpackId, { reason: "import", authorId: requestedBy, announce: deps.announce });
     await notify(trx, {
       userId: requestedBy,
       title: failures.length > 0 ? "Import finished with failures" : "Import finished",
@@ -284,8 +300,9 @@ export function importJob(deps: ImportDependencies): JobDefinition<ImportJobData
     // so the other workers stay free for other users.
     work: { pollingIntervalSeconds: 1, localConcurrency: 3, groupConcurrency: 1, heartbeatRefreshSeconds: 3 },
     async handle(jobs, queue) {
+      const announce = announceModpackChanged({ jobs: queue, windowSeconds: deps.changedWindowSeconds ?? 0 });
       for (const job of jobs) {
-        if (await runImport(deps, job.data.importId)) {
+        if (await runImport({ ...deps, announce }, job.data.importId)) {
           await publishImportFinished({ db: deps.db, jobs: queue }, job.data.importId);
         }
       }

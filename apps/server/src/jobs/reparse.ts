@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { lockModsInOrder } from "../services/lock-order.js";
+import { keepWholeSelections, recordCatalogueRevisions } from "../services/revision-records.js";
 import { PARSER_VERSION, parseDescription } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 
@@ -51,6 +52,14 @@ export async function reparseBatch(db: Db): Promise<{ read: number; changed: num
       and mods.id in (${lockModsInOrder(db, ids)})
     returning mods.id
   `.execute(db);
+  const before = new Map(rows.map((row) => [row.id, row.platformModIds]));
+  const after = new Map(parsed.map((row) => [row.id, row.all]));
+  const changedIds = updated.rows.map((row) => row.id);
+  await keepWholeSelections(
+    db,
+    changedIds.map((modId) => ({ modId, before: before.get(modId) ?? [], after: after.get(modId) ?? [] })),
+  );
+  await recordCatalogueRevisions(db, changedIds);
   return { read: rows.length, changed: updated.rows.length };
 }
 

@@ -21,6 +21,11 @@ export interface RenderMod {
 
 export interface RenderInput {
   modpack: { id: string; name: string };
+  /**
+   * The revision a pinned file is rendered from: the header names it instead of the modpack's name,
+   * which may change while the revision's bytes may not.
+   */
+  revision?: number | undefined;
   version: GameVersion;
   /** 42x only: how `Mods=` names each mod (`backslash` when left out). Build 41 writes bare ids. */
   idForm?: IdForm | undefined;
@@ -119,7 +124,9 @@ export function renderServerFileWithReport(input: RenderInput): {
 
   const header = [
     `# ${serviceName}`,
-    `# Modpack: ${commentText(input.modpack.name)} (${commentText(input.modpack.id)})`,
+    input.revision === undefined
+      ? `# Modpack: ${commentText(input.modpack.name)} (${commentText(input.modpack.id)})`
+      : `# Modpack: ${commentText(input.modpack.id)} at revision ${input.revision}`,
     `# Game version: ${input.version}`,
     ...(input.generatedAt ? [`# Generated: ${input.generatedAt.toISOString()}`] : []),
     ...comments.map((comment) => `# ${comment}`),

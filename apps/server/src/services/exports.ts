@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from "node:util";
 import {
   type Caller,
   conflict,
@@ -24,8 +23,9 @@ import {
 } from "./pack-mods.js";
 import type { JobQueue } from "./ports.js";
 import { EXPORT_QUEUE } from "./ports.js";
+import { recordRevision } from "./revision-records.js";
 import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
-import { recordModpackChanges } from "./webhooks.js";
+import { announceModpackChanged } from "./webhooks.js";
 
 export interface ExportsDependencies {
   db: Db;
@@ -240,31 +240,32 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
         if (stranger !== undefined) throw unprocessable(`"${stranger}" is not an in-game id of mod ${id}`);
       }
       const saved = { modsOrder: input.modsOrder, modConfig: input.modConfig };
-      const before = (await loadEffectiveConfiguration(db, modpack.id)).configuration;
-      await db
-        .insertInto("exportConfigurations")
-        .values({
-          modpackId: modpack.id,
-          modsOrder: saved.modsOrder,
-          modConfig: JSON.stringify(saved.modConfig),
-          updatedBy: caller.userId,
-          updatedAt: sql<Date>`now()`,
-        })
-        .onConflict((onConflict) =>
-          onConflict.column("modpackId").doUpdateSet((eb) => ({
-            modsOrder: eb.ref("excluded.modsOrder"),
-            modConfig: eb.ref("excluded.modConfig"),
-            updatedBy: eb.ref("excluded.updatedBy"),
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("exportConfigurations")
+          .values({
+            modpackId: modpack.id,
+            modsOrder: saved.modsOrder,
+            modConfig: JSON.stringify(saved.modConfig),
+            updatedBy: caller.userId,
             updatedAt: sql<Date>`now()`,
-          })),
-        )
-        .execute();
+          })
+          .onConflict((onConflict) =>
+            onConflict.column("modpackId").doUpdateSet((eb) => ({
+              modsOrder: eb.ref("excluded.modsOrder"),
+              modConfig: eb.ref("excluded.modConfig"),
+              updatedBy: eb.ref("excluded.updatedBy"),
+              updatedAt: sql<Date>`now()`,
+            })),
+          )
+          .execute();
+        await recordRevision(trx, modpack.id, {
+          reason: "configuration",
+          authorId: caller.userId,
+          announce: announceModpackChanged({ jobs, windowSeconds: deps.changedWindowSeconds }),
+        });
+      });
       const after = applyConfiguration(active, saved).configuration;
-      if (!isDeepStrictEqual(before, after)) {
-        await recordModpackChanges({ db, jobs, windowSeconds: deps.changedWindowSeconds }, modpack.id, [
-          { kind: "load-order", modId: null, byUserId: caller.userId },
-        ]);
-      }
       return after;
     },
 

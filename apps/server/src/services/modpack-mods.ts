@@ -9,7 +9,8 @@ import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withM
 import { type AnySelect, listPage } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { findRequirements } from "./requirements.js";
-import { type ModpackChange, recordModpackChanges } from "./webhooks.js";
+import { recordRevision } from "./revision-records.js";
+import { announceModpackChanged } from "./webhooks.js";
 
 const sortColumns = {
   createdAt: "link.addedAt",
@@ -71,8 +72,7 @@ export interface ModpackModsDependencies {
 
 export function modpackModsService(deps: ModpackModsDependencies): Services["modpackMods"] {
   const { db, workshop } = deps;
-  const recordChanges = (trx: Db, modpackId: string, changes: ModpackChange[]) =>
-    recordModpackChanges({ db: trx, jobs: deps.jobs, windowSeconds: deps.changedWindowSeconds }, modpackId, changes);
+  const announce = announceModpackChanged({ jobs: deps.jobs, windowSeconds: deps.changedWindowSeconds });
 
   return {
     async list(modpack, input) {
@@ -148,12 +148,11 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
           .filter((link) => link.modId !== mod.id)
           .map((link) => ({ ...toLink(link), workshopId: workshopIdOf.get(link.modId) ?? "" }));
         const added = linked.find((link) => link.modId === mod.id);
-        if (linked.length > 0) await changeModpack(trx, modpack.id);
-        await recordChanges(
-          trx,
-          modpack.id,
-          linked.map((link) => ({ kind: "mod-added", modId: link.modId, byUserId: caller.userId })),
-        );
+        if (linked.length > 0) {
+          await changeModpack(trx, modpack.id);
+          // The mod and the requirements it brought: one revision.
+          await recordRevision(trx, modpack.id, { reason: "mods-added", authorId: caller.userId, announce });
+        }
         if (added) return { ...toLink(added), created: true, dependenciesAdded };
         const existing = await trx
           .selectFrom("modpackMods")
@@ -198,7 +197,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
           }
         }
         await changeModpack(trx, modpack.id);
-        await recordChanges(trx, modpack.id, [{ kind: "mod-removed", modId, byUserId: caller.userId }]);
+        await recordRevision(trx, modpack.id, { reason: "mods-removed", authorId: caller.userId, announce });
         return { message: "Mod removed from the modpack" };
       });
     },

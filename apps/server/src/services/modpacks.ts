@@ -19,6 +19,7 @@ import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
 import { modsInLockOrder } from "./lock-order.js";
 import { notify } from "./notifications.js";
 import { listPage, rowsByIds, searchTextCondition } from "./paging.js";
+import { recordRevision } from "./revision-records.js";
 
 /** The columns a modpack summary answers: a list reads no more of each row (not its search text). */
 const summaryColumns = [
@@ -69,8 +70,8 @@ export function toModpackSummary(row: SummaryRow): ModpackSummary {
 const memberPermissionValues = new Set<string>(memberPermissions);
 
 /** A modpack row as the single-modpack reads answer it, without its members. */
-function toModpack(row: SummaryRow & Pick<ModpackRow, "metadata">): Omit<Modpack, "members"> {
-  return { ...toModpackSummary(row), metadata: row.metadata ?? {} };
+function toModpack(row: SummaryRow & Pick<ModpackRow, "metadata" | "revision">): Omit<Modpack, "members"> {
+  return { ...toModpackSummary(row), metadata: row.metadata ?? {}, revision: row.revision };
 }
 
 /** The active members of a modpack with their names, oldest first. */
@@ -221,6 +222,9 @@ const NO_USER = "00000000-0000-0000-0000-000000000000";
  * modpack only its owner. The access carries the row it read, and its version (`p<version>`): a read
  * of the modpack's answer is never older than that version.
  */
+/** A restore changes links, order and selection: a member needs all three permissions. */
+const RESTORE_NEEDS = ["add-mod", "remove-mod", "configure"] as const;
+
 export async function authorizeModpack(
   db: Db,
   caller: Pick<Caller, "userId" | "modpackIds"> | null,
@@ -257,6 +261,9 @@ export async function authorizeModpack(
     throw notFound("Modpack not found");
   } else if (need === "owner") {
     if (!isOwner) throw accessDenied();
+  } else if (need === "restore") {
+    const held = row.permission ?? [];
+    if (!isOwner && !RESTORE_NEEDS.every((permission) => held.includes(permission))) throw accessDenied();
   } else if (!isOwner && !row.permission?.includes(need)) {
     throw accessDenied();
   }
@@ -434,6 +441,8 @@ export function modpacksService(db: Db): Services["modpacks"] {
               .where("exportConfigurations.modpackId", "=", modpack.id),
           )
           .execute();
+        // A copy with mods starts its own history at revision 1.
+        await recordRevision(trx, copy.id, { reason: "duplicate", authorId: caller.userId });
         await notify(trx, {
           userId: caller.userId,
           title: "Modpack duplicated",

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { badGateway, type Mod, notFound, type Services, unprocessable, workshopIdOf } from "@modpack/contract";
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
@@ -12,6 +13,7 @@ import { buildModIdsOf } from "./pack-mods.js";
 import { type AnySelect, listPage, rowsByIds, searchTextCondition } from "./paging.js";
 import type { JobQueue } from "./ports.js";
 import { MOD_UPDATE_QUEUE } from "./ports.js";
+import { keepWholeSelections, recordCatalogueRevisions } from "./revision-records.js";
 import { inFlightCounter } from "./user-limits.js";
 
 const HTTP_URL = /^https?:\/\//i;
@@ -56,6 +58,12 @@ export async function upsertWorkshopItems(db: Db, items: WorkshopItem[]): Promis
   const byId = new Map<string, WorkshopItem>();
   for (const item of items) byId.set(item.workshopId, item);
   if (byId.size === 0) return [];
+  // What the rows wrote into server files before: a change of it is a revision of the packs holding them.
+  const before = await db
+    .selectFrom("mods")
+    .select(["workshopId", ...FILE_COLUMNS])
+    .where("workshopId", "=", sql<string>`any(${[...byId.keys()]}::text[])`)
+    .execute();
   const rows = await db
     .insertInto("mods")
     .values(
@@ -95,9 +103,26 @@ export async function upsertWorkshopItems(db: Db, items: WorkshopItem[]): Promis
     .returningAll()
     .returning(sql<boolean>`(xmax = 0)`.as("inserted"))
     .execute();
+  const old = new Map(before.map((row) => [row.workshopId, row]));
+  const changed = rows.flatMap((row) => {
+    const previous = old.get(row.workshopId);
+    return previous && FILE_COLUMNS.some((column) => !isDeepStrictEqual(previous[column], row[column]))
+      ? [{ modId: row.id, before: previous.platformModIds, after: row.platformModIds }]
+      : [];
+  });
+  if (changed.length > 0) {
+    await keepWholeSelections(db, changed);
+    await recordCatalogueRevisions(
+      db,
+      changed.map((change) => change.modId),
+    );
+  }
   const order = new Map([...byId.keys()].map((workshopId, index) => [workshopId, index]));
   return rows.sort((a, b) => (order.get(a.workshopId) ?? 0) - (order.get(b.workshopId) ?? 0));
 }
+
+/** The catalogue columns a server file reads. */
+const FILE_COLUMNS = ["platformModIds", "modIdsB41", "modIdsB42", "mapFolders", "requiredWorkshopIds"] as const;
 
 /** The one workshop item behind an id, or the reason it cannot be a mod (422), or 502. */
 async function fetchItem(workshop: WorkshopClient, workshopId: string): Promise<WorkshopItemResult> {

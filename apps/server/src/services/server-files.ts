@@ -1,4 +1,11 @@
-import type { Caller, CheckFinding, GameVersion, IdForm, ServerFilePatch } from "@modpack/contract";
+import {
+  type Caller,
+  type CheckFinding,
+  type GameVersion,
+  type IdForm,
+  notFound,
+  type ServerFilePatch,
+} from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { mergeMap, patchServerFile, readEntries } from "../server-file/patch.js";
@@ -6,47 +13,104 @@ import { BASE_MAP, renderServerFileWithReport, type ServerFileLines } from "../s
 import { loadEffectiveConfiguration, renderInputFor } from "./exports.js";
 import { checkConfiguration, headerLines } from "./modpack-check.js";
 import { authorizeModpack } from "./modpacks.js";
+import { applyConfiguration, type EffectiveConfiguration, type PackMod } from "./pack-mods.js";
+import { stateAt } from "./revision-records.js";
 import type { WorkGate } from "./user-limits.js";
 
-/** A modpack's server file as its mods, order and selection are now. */
+/** Which file: the game version, how 42x names its ids, and the revision it is pinned to (the current state when left out). */
+export interface ServerFileRequest {
+  version: GameVersion;
+  idForm?: IdForm | undefined;
+  revision?: number | undefined;
+}
+
+/** A modpack's server file as its mods, order and selection are now, or as a revision holds them. */
 export interface CurrentServerFile {
   version: GameVersion;
-  /** The `#` header lines: the service, the modpack, the version, then the check's errors and warnings. */
+  /** The revision the file is rendered from: the pinned one, else the pack's newest. */
+  revision: number;
+  /**
+   * The `#` header lines: the service, the modpack, the version, then (unless the file is pinned to
+   * a revision) the check's errors and warnings.
+   */
   header: string[];
   lines: ServerFileLines;
   /** The `ini` form: the header and the three mod lines, as the asynchronous export writes them. */
   ini: string;
-  /** The modpack check's errors and warnings for the version. */
+  /** The modpack check's errors and warnings for the version, of the state the file is rendered from. */
   findings: CheckFinding[];
   /** How many of the findings are errors. */
   errors: number;
 }
 
 /**
- * The current server file of a modpack the caller may read (anyone, for a public one): rendered
- * from the effective configuration with the export's rule and header, but with no generation time,
- * so the same modpack always gives the same bytes. A modpack whose check finds errors still renders.
+ * A revision's state as the check and the renderer read it: each mod's ids per version as the
+ * revision wrote them (all selected), its requirements and map folders as the revision knew them,
+ * and what only the catalogue knows now (its tags, whether the workshop still has it).
+ */
+async function revisionConfiguration(db: Db, modpackId: string, revision: number): Promise<EffectiveConfiguration> {
+  const state = await stateAt(db, modpackId, revision);
+  const now =
+    state.length === 0
+      ? []
+      : await db
+          .selectFrom("mods")
+          .select(["id", "tags", "isActive"])
+          .where("id", "=", sql<string>`any(${state.map((mod) => mod.id)}::uuid[])`)
+          .execute();
+  const catalogue = new Map(now.map((row) => [row.id, row]));
+  const mods: PackMod[] = state.map((mod) => {
+    const all = [...new Set([...mod.idsB41, ...mod.idsB42])];
+    return {
+      id: mod.id,
+      name: mod.name,
+      workshopId: mod.workshopId,
+      platformModIds: all,
+      buildModIds: { "41x": mod.idsB41, "42x": mod.idsB42 },
+      mapFolders: mod.mapFolders,
+      tags: catalogue.get(mod.id)?.tags ?? [],
+      requiredWorkshopIds: mod.requiredWorkshopIds,
+      available: catalogue.get(mod.id)?.isActive ?? false,
+    };
+  });
+  return applyConfiguration(mods, undefined);
+}
+
+/**
+ * The server file of a modpack the caller may read (anyone, for a public one): rendered from the
+ * effective configuration with the export's rule and header, but with no generation time, so the
+ * same modpack always gives the same bytes. Pinned to a revision, it is rendered from that
+ * revision's state alone, and its header names the revision and carries no finding, so its bytes
+ * never change; the check (of the revision's mods, today) is still in `findings`. A modpack whose
+ * check finds errors still renders.
  */
 export async function currentServerFile(
   db: Db,
   caller: Caller | null,
   modpackId: string,
-  version: GameVersion,
-  idForm?: IdForm,
+  request: ServerFileRequest,
 ): Promise<CurrentServerFile> {
+  const { version, idForm, revision } = request;
   const modpack = await authorizeModpack(db, caller, modpackId, "read");
-  const effective = await loadEffectiveConfiguration(db, modpack.id);
+  const newest = modpack.modpack.revision;
+  if (revision !== undefined && (revision < 1 || revision > newest)) throw notFound("Revision not found");
+  const effective =
+    revision === undefined
+      ? await loadEffectiveConfiguration(db, modpack.id)
+      : await revisionConfiguration(db, modpack.id, revision);
   const check = await checkConfiguration(db, effective, version);
   const findings = check.findings.filter((finding) => finding.severity !== "info");
   const { content, header, lines } = renderServerFileWithReport({
     modpack: { id: modpack.id, name: modpack.name },
+    revision,
     version,
     idForm,
     ...renderInputFor(effective, version),
-    comments: headerLines(findings),
+    comments: revision === undefined ? headerLines(findings) : [],
   });
   return {
     version,
+    revision: revision ?? newest,
     header,
     lines,
     ini: content,
@@ -75,16 +139,15 @@ export async function patchedServerFile(
   db: Db,
   caller: Caller | null,
   modpackId: string,
-  version: GameVersion,
+  request: ServerFileRequest,
   text: string,
-  idForm?: IdForm,
-): Promise<ServerFilePatch & { errors: number }> {
-  const file = await currentServerFile(db, caller, modpackId, version, idForm);
+): Promise<ServerFilePatch & { errors: number; revision: number }> {
+  const file = await currentServerFile(db, caller, modpackId, request);
   const current = readEntries(text, "Map") ?? [];
   const theirs = current.filter((folder) => folder !== BASE_MAP && !file.lines.map.includes(folder));
   const map = mergeMap(file.lines.map, current, await cataloguedMapFolders(db, [...new Set(theirs)]));
   const patched = patchServerFile(text, { ...file.lines, map });
-  return { ...patched, errors: file.errors };
+  return { ...patched, errors: file.errors, revision: file.revision };
 }
 
 /**
@@ -93,22 +156,16 @@ export async function patchedServerFile(
  */
 export function serverFilesService(db: Db, gate: WorkGate) {
   return {
-    current(
-      caller: Caller | null,
-      modpackId: string,
-      version: GameVersion,
-      idForm?: IdForm,
-    ): Promise<CurrentServerFile> {
-      return gate.run(() => currentServerFile(db, caller, modpackId, version, idForm));
+    current(caller: Caller | null, modpackId: string, request: ServerFileRequest): Promise<CurrentServerFile> {
+      return gate.run(() => currentServerFile(db, caller, modpackId, request));
     },
     patch(
       caller: Caller | null,
       modpackId: string,
-      version: GameVersion,
+      request: ServerFileRequest,
       text: string,
-      idForm?: IdForm,
-    ): Promise<ServerFilePatch & { errors: number }> {
-      return gate.run(() => patchedServerFile(db, caller, modpackId, version, text, idForm));
+    ): Promise<ServerFilePatch & { errors: number; revision: number }> {
+      return gate.run(() => patchedServerFile(db, caller, modpackId, request, text));
     },
   };
 }

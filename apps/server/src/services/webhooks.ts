@@ -19,6 +19,8 @@ import type { SendOutcome } from "../webhooks/send.js";
 import { isDiscordWebhook, maskUrl, refuseTarget, type TargetRules } from "../webhooks/targets.js";
 import { notify } from "./notifications.js";
 import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
+import { stateAt } from "./revision-records.js";
+import { compareStates } from "./revision-state.js";
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const PREVIOUS_SECRET_HOURS = 24;
@@ -486,77 +488,83 @@ export async function publishExportFinished(deps: Pick<WebhookDependencies, "db"
   });
 }
 
-/** A change to a modpack's mods or load order, by whom. */
-export interface ModpackChange {
-  kind: "mod-added" | "mod-removed" | "load-order";
-  modId: string | null;
-  byUserId: string;
+/**
+ * Announces a new revision in the modpack's `modpack.changed` event, in the recording transaction,
+ * when a webhook of the modpack wants the event: the first revision of a window queues the job that
+ * sends the event `windowSeconds` later; while it waits, later revisions join it (one queued job per
+ * modpack). Answers whether the event is wanted (the revision then waits for it).
+ */
+export function announceModpackChanged(deps: { jobs: Pick<JobQueue, "send">; windowSeconds: number }) {
+  return async (trx: Db, modpackId: string): Promise<boolean> => {
+    const wanted = await trx
+      .selectFrom("webhooks")
+      .select("id")
+      .where("modpackId", "=", modpackId)
+      .where("isActive", "=", true)
+      .where(sql<boolean>`'modpack.changed' = any(events)`)
+      .limit(1)
+      .executeTakeFirst();
+    if (!wanted) return false;
+    await deps.jobs.send(
+      MODPACK_CHANGED_QUEUE,
+      { modpackId },
+      {
+        db: trx,
+        singletonKey: modpackId,
+        ...(deps.windowSeconds >= 1 ? { startAfter: new Date(Date.now() + deps.windowSeconds * 1000) } : {}),
+      },
+    );
+    return true;
+  };
 }
 
 /**
- * Records changes for the modpack's `modpack.changed` event, in the caller's transaction, when a
- * webhook of the modpack wants the event. The first change of a window queues the job that sends
- * the event `windowSeconds` later; while it waits, later changes join it (one queued job per modpack).
+ * Sends the `modpack.changed` event for the revisions of a closed window, and marks them announced:
+ * each revision's added and removed mods, and one `load-order` change when it moved or reselected
+ * any, by its author.
  */
-export async function recordModpackChanges(
-  deps: { db: Db; jobs: Pick<JobQueue, "send">; windowSeconds: number },
-  modpackId: string,
-  changes: ModpackChange[],
-): Promise<void> {
-  if (changes.length === 0) return;
-  const wanted = await deps.db
-    .selectFrom("webhooks")
-    .select("id")
-    .where("modpackId", "=", modpackId)
-    .where("isActive", "=", true)
-    .where(sql<boolean>`'modpack.changed' = any(events)`)
-    .limit(1)
-    .executeTakeFirst();
-  if (!wanted) return;
-  await deps.db
-    .insertInto("modpackChanges")
-    .values(changes.map((change) => ({ modpackId, ...change })))
-    .execute();
-  await deps.jobs.send(
-    MODPACK_CHANGED_QUEUE,
-    { modpackId },
-    {
-      db: deps.db,
-      singletonKey: modpackId,
-      ...(deps.windowSeconds >= 1 ? { startAfter: new Date(Date.now() + deps.windowSeconds * 1000) } : {}),
-    },
-  );
-}
-
-/** Sends the `modpack.changed` event for the changes of a closed window, and forgets them. */
 export async function publishModpackChanged(deps: Pick<WebhookDependencies, "db" | "jobs">, modpackId: string) {
-  const changes = await deps.db
-    .deleteFrom("modpackChanges")
+  const revisions = await deps.db
+    .updateTable("modpackRevisions")
+    .set({ announced: true })
     .where("modpackId", "=", modpackId)
-    .returning(["kind", "modId", "byUserId", "createdAt"])
+    .where("announced", "=", false)
+    .returning(["number", "authorId", "createdAt", "moved", "selectionChanged"])
     .execute();
-  if (changes.length === 0) return 0;
+  const authored = revisions
+    .filter((revision): revision is typeof revision & { authorId: string } => revision.authorId !== null)
+    .sort((a, b) => a.number - b.number);
+  if (authored.length === 0) return 0;
   const modpack = await deps.db
     .selectFrom("modpacks")
     .select(["id", "name"])
     .where("id", "=", modpackId)
     .executeTakeFirst();
   if (!modpack) return 0;
-  changes.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-  const modIds = [...new Set(changes.flatMap((change) => (change.modId ? [change.modId] : [])))];
-  const userIds = [...new Set(changes.map((change) => change.byUserId))];
-  const [mods, users] = await Promise.all([
-    modIds.length > 0 ? deps.db.selectFrom("mods").select(["id", "name"]).where("id", "in", modIds).execute() : [],
-    deps.db.selectFrom("users").select(["id", "name"]).where("id", "in", userIds).execute(),
-  ]);
-  const modName = new Map(mods.map((mod) => [mod.id, mod.name]));
-  const items = changes.map((change) => ({
-    kind: change.kind,
-    modId: change.modId,
-    name: change.modId ? (modName.get(change.modId) ?? null) : null,
-    byUserId: change.byUserId,
-    at: change.createdAt.toISOString(),
-  }));
+  type Item = {
+    kind: "mod-added" | "mod-removed" | "load-order";
+    modId: string | null;
+    name: string | null;
+    byUserId: string;
+    at: string;
+  };
+  const items: Item[] = [];
+  for (const revision of authored) {
+    const [before, after] = await Promise.all([
+      stateAt(deps.db, modpackId, revision.number - 1),
+      stateAt(deps.db, modpackId, revision.number),
+    ]);
+    const { added, removed } = compareStates(before, after);
+    const at = revision.createdAt.toISOString();
+    const byUserId = revision.authorId;
+    for (const mod of added) items.push({ kind: "mod-added", modId: mod.id, name: mod.name, byUserId, at });
+    for (const mod of removed) items.push({ kind: "mod-removed", modId: mod.id, name: mod.name, byUserId, at });
+    if (revision.moved + revision.selectionChanged > 0) {
+      items.push({ kind: "load-order", modId: null, name: null, byUserId, at });
+    }
+  }
+  const userIds = [...new Set(authored.map((revision) => revision.authorId))];
+  const users = await deps.db.selectFrom("users").select(["id", "name"]).where("id", "in", userIds).execute();
   return publishEvent(deps, modpackId, {
     type: "modpack.changed",
     timestamp: new Date().toISOString(),

@@ -73,10 +73,14 @@ export const modpackSchema = modpackSummarySchema
   .extend({
     members: z.array(memberSchema),
     metadata: z.record(z.string().max(100), z.unknown()),
+    revision: z.number().int().min(0).meta({
+      description:
+        "The number of the pack's newest revision (`GET /modpacks/{id}/revisions`): 0 until its mods first change",
+    }),
   })
   .meta({
     id: "Modpack",
-    example: { ...summaryExample, members: [], metadata: { discord: "https://discord.gg/example" } },
+    example: { ...summaryExample, members: [], metadata: { discord: "https://discord.gg/example" }, revision: 3 },
   });
 
 export const modpackPageSchema = paged(modpackSummarySchema).meta({ id: "ModpackPage" });

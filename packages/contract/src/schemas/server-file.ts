@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkFindingSchema } from "./check.js";
 import { gameVersions } from "./common.js";
+import { revisionNumber } from "./revision.js";
 import { workshopIdSchema } from "./workshop.js";
 
 /** The forms the current server file is served in. */
@@ -30,6 +31,11 @@ const idFormParameter = z.enum(idForms).optional().meta({
     "How `Mods=` names each mod. `backslash` (the 42x default): `\\ModID`; `plain`: the bare `ModID` (the only form of a 41x file); `workshop`: `WorkshopID\\ModID`, the form pzmod writes. With `version=41x` only `plain` is accepted (`400` otherwise). Each form has its own `ETag`; the operation's description says which builds read which form.",
 });
 
+const revisionParameter = revisionNumber(
+  1,
+  "The revision to render the file from (`GET /modpacks/{id}/revisions`): the same bytes whenever asked, whatever the catalogue has learned since. The current state when left out; 404 for a number the pack has not reached",
+).optional();
+
 /** Build 41 files have bare ids only: a 41x file takes no other `idForm`. */
 const idFormNeeds42x = <T extends { version: string; idForm?: IdForm | undefined }>(
   query: T,
@@ -57,6 +63,7 @@ export const currentServerFileQuery = z
       example: "danixu",
     }),
     idForm: idFormParameter,
+    revision: revisionParameter,
   })
   .superRefine(idFormNeeds42x);
 
@@ -90,6 +97,7 @@ export const patchServerFileQuery = z
       description: "`ini` (default): the patched file as `text/plain`; `json`: the patched file and what changed",
     }),
     idForm: idFormParameter,
+    revision: revisionParameter,
   })
   .superRefine(idFormNeeds42x);
 

@@ -13,6 +13,7 @@ import * as m0012 from "./0012_search_text.js";
 import * as m0013 from "./0013_token_scopes.js";
 import * as m0014 from "./0014_webhooks.js";
 import * as m0015 from "./0015_modpack_changes.js";
+import * as m0016 from "./0016_revisions.js";
 
 /**
  * A migration runs in a transaction of its own unless it exports `transactional = false`: one that
@@ -37,4 +38,5 @@ export const migrations: Record<string, NumberedMigration> = {
   "0013_token_scopes": m0013,
   "0014_webhooks": m0014,
   "0015_modpack_changes": m0015,
+  "0016_revisions": m0016,
 };
