@@ -19,6 +19,7 @@ import { downloadRoutes, downloadUrls } from "./http/downloads.js";
 import { loopbackRedirect } from "./http/loopback-redirect.js";
 import { notificationStreamRoutes } from "./http/notification-stream.js";
 import { serverFileRoutes } from "./http/server-file.js";
+import { serverStartRoutes } from "./http/server-starts.js";
 import { type JobDefinition, type Jobs, startJobs } from "./jobs/boss.js";
 import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
 import { importDeadLetterJob, importJob } from "./jobs/import.js";
@@ -42,6 +43,7 @@ import type { Revocation } from "./services/ports.js";
 import { recordPendingInitialRevisions } from "./services/revision-records.js";
 import { revisionsService } from "./services/revisions.js";
 import { serverFilesService } from "./services/server-files.js";
+import { recordServerStart, serverStartsService } from "./services/server-starts.js";
 import { sessionService } from "./services/users.js";
 import { type WebhookSettings, webhooksService } from "./services/webhooks.js";
 import { type ResolveHost, systemResolver } from "./webhooks/targets.js";
@@ -239,6 +241,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       }),
       checks: checksService(db, checks),
       revisions: revisionsService({ db, jobs, changedWindowSeconds: config.webhooks.changedWindowSeconds }),
+      serverStarts: serverStartsService(db),
       imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
       exports: exportsService({
         db,
@@ -262,6 +265,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       ...signInRoutes({ config, db, store: sessions, revocations: channel }),
       downloadRoutes({ find: (caller, exportId) => findDownload({ db, modpacks }, caller, exportId) }),
       serverFileRoutes(serverFilesService(db, checks)),
+      serverStartRoutes({
+        record: (caller, modpackId, report, scan) => recordServerStart(db, caller, modpackId, report, scan),
+      }),
       notificationStreamRoutes({
         notifications: services.notifications,
         maxBufferedBytes: config.limits.streamBufferBytes,

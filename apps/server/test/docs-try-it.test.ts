@@ -208,7 +208,8 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
     for (const write of writes) {
       const where = `${write.method} ${write.path}`;
       const real = write.ids?.() ?? {};
-      const examplePath = write.path.replace(/\{\w+\}/g, exampleId);
+      // Path parameters carry the document's examples: an id, or a revision's number.
+      const examplePath = write.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "number" ? "3" : exampleId));
       const realPath = write.path.replace(/\{(\w+)\}/g, (_, name: string) => real[name] ?? "");
       // The request leaves the browser exactly as Scalar built it, addressed to resources that exist.
       // (Its query string, where the operation has one, stays as Scalar wrote it.)

@@ -413,6 +413,7 @@ describe("the OpenAPI document", () => {
       "Access-Control-Allow-Origin",
       "Map-Changed",
       "Modpack-Check-Errors",
+      "Modpack-Revision",
       "Mods-Added",
       "Mods-Removed",
       "Workshop-Items-Added",

@@ -282,11 +282,17 @@ describe("the OpenAPI document", () => {
     expect(document.paths["/modpacks/{id}/server-file/patch"].post["x-token-scope"]).toBe("read");
     expect(document.paths["/notifications/stream"].get["x-token-scope"]).toBe("read");
     const description: string = document.info.description;
-    expect(description).toContain("| Operation | Role permission | Read-only token | Token limited to modpacks |");
-    expect(description).toContain("| `POST /modpacks/{id}/server-file/patch` | none | yes | yes |");
-    expect(description).toContain("| `POST /modpacks/{id}/server-file` | `modpack.export` | no | yes |");
-    expect(description).toContain("| `GET /admin/users` | `admin.access` | no | no |");
-    expect(description).toContain("| `GET /notifications/stream` | `notification.read` | yes | no |");
-    expect(description).toContain("| `GET /modpacks/public` | none | yes (no credentials needed) | yes |");
+    expect(document.paths["/modpacks/{id}/server-starts"].post["x-token-scope"]).toBe("report");
+    expect(description).toContain(
+      "| Operation | Role permission | Read-only token | Report token | Token limited to modpacks |",
+    );
+    expect(description).toContain("| `POST /modpacks/{id}/server-file/patch` | none | yes | yes | yes |");
+    expect(description).toContain("| `POST /modpacks/{id}/server-file` | `modpack.export` | no | no | yes |");
+    expect(description).toContain("| `POST /modpacks/{id}/server-starts` | `modpack.read` | no | yes | yes |");
+    expect(description).toContain("| `GET /admin/users` | `admin.access` | no | no | no |");
+    expect(description).toContain("| `GET /notifications/stream` | `notification.read` | yes | yes | no |");
+    expect(description).toContain(
+      "| `GET /modpacks/public` | none | yes (no credentials needed) | yes (no credentials needed) | yes |",
+    );
   });
 });

@@ -20,17 +20,22 @@ export interface Caller {
   modpackIds?: readonly string[];
 }
 
-/** Whether the caller's credentials allow `scope` (sessions and unscoped tokens allow both). */
+/**
+ * Whether the caller's credentials allow `scope` (sessions and unscoped tokens allow all). A token
+ * that may write may also report.
+ */
 export function callerHasScope(caller: Caller, scope: TokenScope): boolean {
-  return caller.scopes === undefined || caller.scopes.includes(scope);
+  if (caller.scopes === undefined || caller.scopes.includes(scope)) return true;
+  return scope === "report" && caller.scopes.includes("write");
 }
 
 /**
  * What a procedure needs of the modpack named by its `id`: `public` (public and active, else 404),
  * `read` (owner, member, or public), `owner`, a member permission (owner, or a member holding it),
- * or `restore` (owner, or a member holding `add-mod`, `remove-mod` and `configure`).
+ * `member` (owner or member, public or not), or `restore` (owner, or a member holding `add-mod`,
+ * `remove-mod` and `configure`).
  */
-export type ModpackNeed = "public" | "read" | "owner" | "restore" | Exclude<MemberPermission, "read">;
+export type ModpackNeed = "public" | "read" | "member" | "owner" | "restore" | Exclude<MemberPermission, "read">;
 
 /** A modpack the caller was allowed to reach, as the service loaded it for the resource rule. */
 export interface ModpackAccess {

@@ -11,6 +11,7 @@ import { modpacksRouter } from "./procedures/modpacks.js";
 import { modsRouter } from "./procedures/mods.js";
 import { notificationsRouter } from "./procedures/notifications.js";
 import { revisionsRouter } from "./procedures/revisions.js";
+import { serverStartsRouter } from "./procedures/server-starts.js";
 import { webhooksRouter } from "./procedures/webhooks.js";
 import { type Meta, router } from "./trpc.js";
 
@@ -24,6 +25,7 @@ export const appRouter = router({
   modpackMods: modpackModsRouter,
   checks: checksRouter,
   revisions: revisionsRouter,
+  serverStarts: serverStartsRouter,
   imports: importsRouter,
   mods: modsRouter,
   notifications: notificationsRouter,
@@ -75,6 +77,7 @@ export * from "./schemas/notification.js";
 export * from "./schemas/pagination.js";
 export * from "./schemas/revision.js";
 export * from "./schemas/server-file.js";
+export * from "./schemas/server-start.js";
 export * from "./schemas/session.js";
 export * from "./schemas/token.js";
 export * from "./schemas/webhook.js";

@@ -40,7 +40,8 @@ export type MemberPermission = (typeof memberPermissions)[number];
 /**
  * What an API token may do. `read`: every operation that changes nothing (reads, the current server
  * file and its patch, the notification stream); `write`: everything else (changes, the asynchronous
- * export, token management, `/admin`). Sessions hold both.
+ * export, token management, `/admin`); `report`: start reports of a server
+ * (`POST /modpacks/{id}/server-starts`) and nothing else that writes. Sessions hold all of them.
  */
-export const tokenScopes = ["read", "write"] as const;
+export const tokenScopes = ["read", "write", "report"] as const;
 export type TokenScope = (typeof tokenScopes)[number];

@@ -12,6 +12,7 @@ import type { modpackPorts } from "./procedures/modpacks.js";
 import type { modPorts } from "./procedures/mods.js";
 import type { notificationPorts } from "./procedures/notifications.js";
 import type { revisionPorts } from "./procedures/revisions.js";
+import type { serverStartPorts } from "./procedures/server-starts.js";
 import type { webhookPorts } from "./procedures/webhooks.js";
 
 type Resources =
@@ -24,6 +25,7 @@ type Resources =
   | typeof modpackModPorts
   | typeof checkPorts
   | typeof revisionPorts
+  | typeof serverStartPorts
   | typeof importPorts
   | typeof exportPorts
   | typeof notificationPorts

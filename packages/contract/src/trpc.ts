@@ -256,6 +256,7 @@ export function operation<O extends OperationOptions>(options: O): ProcedureFor<
 const modpackRuleText: Record<ModpackNeed, string> = {
   public: "Only public, active modpacks are visible here; any other id answers 404.",
   read: "The modpack must be yours, shared with you, or public (without credentials 401 `Unauthorized`, otherwise 403 `Access denied`); an archived modpack is 404 to everyone but its owner.",
+  member: "Only the modpack's owner and its members, even on a public modpack (403 `Access denied` otherwise).",
   owner: "Only the modpack's owner may do this (403 `Access denied` otherwise).",
   "add-mod": "The owner, or a member holding `add-mod` (403 `Access denied` otherwise).",
   "remove-mod": "The owner, or a member holding `remove-mod` (403 `Access denied` otherwise).",

@@ -78,6 +78,9 @@ export interface ModpacksTable {
   searchText: SearchText;
   /** The newest revision's number (0: none yet). */
   revision: Generated<number>;
+  /** Per game version, the newest revision whose latest start report says `started`. */
+  lastGoodB41: number | null;
+  lastGoodB42: number | null;
 }
 
 export interface ModpackMembersTable {
@@ -277,6 +280,28 @@ export interface ModpackRevisionModsTable {
   timeUpdated: Date | null;
 }
 
+export interface ServerStartsTable {
+  id: Generated<string>;
+  modpackId: string;
+  revision: number;
+  version: "41x" | "42x";
+  outcome: "started" | "failed" | "incomplete";
+  modsLoaded: string[];
+  findings: Json<ServerStartFindingRow[]>;
+  reportedBy: string | null;
+  createdAt: CreatedAt;
+}
+
+export interface ServerStartFindingRow {
+  code: "mod-not-found" | "workshop-download-failed" | "not-started" | "lua-error";
+  severity: "error" | "warning";
+  modId: string | null;
+  workshopId: string | null;
+  platformModId: string | null;
+  line: number;
+  text: string;
+}
+
 export interface PendingInitialRevisionsTable {
   modpackId: string;
 }
@@ -300,6 +325,7 @@ export interface Database {
   modpackRevisions: ModpackRevisionsTable;
   modpackRevisionMods: ModpackRevisionModsTable;
   pendingInitialRevisions: PendingInitialRevisionsTable;
+  serverStarts: ServerStartsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

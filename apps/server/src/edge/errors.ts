@@ -70,7 +70,12 @@ export function describeError(error: unknown): ErrorAnswer {
   const withStatus = error as { statusCode?: unknown; status?: unknown; message?: unknown } | null;
   const given = typeof withStatus?.statusCode === "number" ? withStatus.statusCode : withStatus?.status;
   const status = typeof given === "number" && given >= 400 && given < 600 ? given : 500;
-  const message = frameworkMessages[status] ?? (typeof withStatus?.message === "string" ? withStatus.message : "Error");
+  // Fastify's own errors get the service's words; an error of ours keeps its message.
+  const own =
+    typeof withStatus?.message === "string" && !String((error as { code?: unknown }).code ?? "").startsWith("FST_");
+  const message =
+    (own ? undefined : frameworkMessages[status]) ??
+    (typeof withStatus?.message === "string" ? withStatus.message : "Error");
   return { status, body: errorBody(status, message), issues: undefined, retryAfter: retryAfterOf(error) };
 }
 

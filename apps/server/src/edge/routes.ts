@@ -127,6 +127,8 @@ export interface RouteDefinition<Params extends AnyObject, Query extends AnyObje
   /** The request-rate limit it counts against (`general` unless it says). */
   rateLimit?: RouteLimitGroup;
   config?: FastifyContextConfig;
+  /** The largest body the route takes, in bytes, when it is not the app's (1 MiB). */
+  bodyLimit?: number;
   handler(context: RouteContext<z.output<Params>, z.output<Query>, RouteAccess>): Promise<unknown>;
 }
 
@@ -274,6 +276,7 @@ export function routeModule(
         method: route.method,
         url: fastifyPath(route.path),
         config: { ...route.config, ...routeLimit?.config },
+        ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
         ...(routeLimit ? { onRequest: routeLimit.onRequest } : {}),
         handler: (request, reply) => handle(route, request, reply, authenticate ?? (async () => null)),
       });

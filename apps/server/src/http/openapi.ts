@@ -272,17 +272,18 @@ function permissionRow(method: string, path: string, operation: Operation): stri
   const permission = operation["x-permission"];
   const scope = operation["x-token-scope"];
   const token = scope === undefined ? "yes (no credentials needed)" : scope === "read" ? "yes" : "no";
+  const report = scope === undefined ? "yes (no credentials needed)" : scope === "write" ? "no" : "yes";
   const limited = operation["x-whole-account"] ? "no" : "yes";
-  return `| \`${method.toUpperCase()} ${path}\` | ${permission ? `\`${permission}\`` : "none"} | ${token} | ${limited} |`;
+  return `| \`${method.toUpperCase()} ${path}\` | ${permission ? `\`${permission}\`` : "none"} | ${token} | ${report} | ${limited} |`;
 }
 
 /** Which role permission each operation needs, and which a read-only API token may call. */
 function permissionTable(rows: string[]): string {
   return [
-    '**Permissions.** Each operation\'s role permission (`x-permission`) and API token scope (`x-token-scope`): a read-only token (`scopes: ["read"]`) may call the operations marked yes and gets 403 `Do not have permission` from the rest. A token limited to modpacks (`modpackIds`) may call what is marked yes, reaching those modpacks only (any other answers as it would to a stranger), and is refused the operations over the whole account (`x-whole-account`: tokens, notifications, `/admin`).',
+    '**Permissions.** Each operation\'s role permission (`x-permission`) and API token scope (`x-token-scope`): a read-only token (`scopes: ["read"]`) may call the operations marked yes and gets 403 `Do not have permission` from the rest; a server\'s token (`scopes: ["read", "report"]`) may call those and the operations whose scope is `report` (start reports, column "Report token"), as may every token with `write`. A token limited to modpacks (`modpackIds`) may call what is marked yes, reaching those modpacks only (any other answers as it would to a stranger), and is refused the operations over the whole account (`x-whole-account`: tokens, notifications, `/admin`).',
     "",
-    "| Operation | Role permission | Read-only token | Token limited to modpacks |",
-    "| --- | --- | --- | --- |",
+    "| Operation | Role permission | Read-only token | Report token | Token limited to modpacks |",
+    "| --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
 }

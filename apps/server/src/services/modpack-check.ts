@@ -20,6 +20,7 @@ import {
   toPackMod,
   writtenIdsOf,
 } from "./pack-mods.js";
+import { latestStartErrors } from "./server-starts.js";
 import { type WorkGate, workGate } from "./user-limits.js";
 
 /** Workshop tags that name a game build: `Build 41`, `Build 42`, `B42`, `Build 42.13`. */
@@ -434,7 +435,23 @@ export function checkGate(): WorkGate {
 export function checksService(db: Db, gate: WorkGate = checkGate()): Services["checks"] {
   return {
     check(modpack, { version }) {
-      return gate.run(async () => checkConfiguration(db, await loadEffectiveConfiguration(db, modpack.id), version));
+      return gate.run(async () => {
+        const [check, seen] = await Promise.all([
+          loadEffectiveConfiguration(db, modpack.id).then((effective) => checkConfiguration(db, effective, version)),
+          latestStartErrors(db, modpack.id, version, modpack.modpack.revision),
+        ]);
+        if (seen.length === 0) return check;
+        // What the server itself reported of its last start with this revision: warnings beside the prediction.
+        const findings: CheckFinding[] = seen.map((finding) => ({
+          code: "seen-at-start",
+          severity: "warning",
+          message: `The latest start of revision ${modpack.modpack.revision} on ${version} reported: ${finding.text}`,
+          ...(finding.modId ? { modId: finding.modId } : {}),
+          ...(finding.workshopId ? { workshopId: finding.workshopId } : {}),
+          ...(finding.platformModId ? { platformModId: finding.platformModId } : {}),
+        }));
+        return { ...check, findings: [...check.findings, ...findings] };
+      });
     },
   };
 }

@@ -70,8 +70,15 @@ export function toModpackSummary(row: SummaryRow): ModpackSummary {
 const memberPermissionValues = new Set<string>(memberPermissions);
 
 /** A modpack row as the single-modpack reads answer it, without its members. */
-function toModpack(row: SummaryRow & Pick<ModpackRow, "metadata" | "revision">): Omit<Modpack, "members"> {
-  return { ...toModpackSummary(row), metadata: row.metadata ?? {}, revision: row.revision };
+function toModpack(
+  row: SummaryRow & Pick<ModpackRow, "metadata" | "revision" | "lastGoodB41" | "lastGoodB42">,
+): Omit<Modpack, "members"> {
+  return {
+    ...toModpackSummary(row),
+    metadata: row.metadata ?? {},
+    revision: row.revision,
+    lastGoodRevision: { "41x": row.lastGoodB41, "42x": row.lastGoodB42 },
+  };
 }
 
 /** The active members of a modpack with their names, oldest first. */
@@ -261,6 +268,8 @@ export async function authorizeModpack(
     throw notFound("Modpack not found");
   } else if (need === "owner") {
     if (!isOwner) throw accessDenied();
+  } else if (need === "member") {
+    if (!isOwner && !row.permission) throw accessDenied();
   } else if (need === "restore") {
     const held = row.permission ?? [];
     if (!isOwner && !RESTORE_NEEDS.every((permission) => held.includes(permission))) throw accessDenied();

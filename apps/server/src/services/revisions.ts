@@ -93,12 +93,15 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
       });
     },
 
-    async get(modpack, { number }) {
+    async get(modpack, input) {
+      const number = Number(input.number);
       checkNumber(modpack, number);
       return loadRevision(db, modpack.id, number);
     },
 
-    async compare(modpack, { from, to }) {
+    async compare(modpack, input) {
+      const from = Number(input.from);
+      const to = input.to === undefined ? undefined : Number(input.to);
       const current = modpack.modpack.revision;
       checkNumber(modpack, from, true);
       if (to !== undefined) checkNumber(modpack, to, true);
@@ -133,7 +136,8 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
       };
     },
 
-    async restore(caller, modpack, { number }) {
+    async restore(caller, modpack, input) {
+      const number = Number(input.number);
       checkNumber(modpack, number);
       const restored = await db.transaction().execute(async (trx) => {
         // The pack's row first: every writer of the pack takes it before the revision it records.

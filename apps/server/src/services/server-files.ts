@@ -1,6 +1,7 @@
 import {
   type Caller,
   type CheckFinding,
+  conflict,
   type GameVersion,
   type IdForm,
   notFound,
@@ -21,7 +22,8 @@ import type { WorkGate } from "./user-limits.js";
 export interface ServerFileRequest {
   version: GameVersion;
   idForm?: IdForm | undefined;
-  revision?: number | undefined;
+  /** A revision's number, or the newest that started cleanly on the version. */
+  revision?: number | "last-good" | undefined;
 }
 
 /** A modpack's server file as its mods, order and selection are now, or as a revision holds them. */
@@ -90,9 +92,14 @@ export async function currentServerFile(
   modpackId: string,
   request: ServerFileRequest,
 ): Promise<CurrentServerFile> {
-  const { version, idForm, revision } = request;
+  const { version, idForm } = request;
   const modpack = await authorizeModpack(db, caller, modpackId, "read");
   const newest = modpack.modpack.revision;
+  const lastGood = modpack.modpack.lastGoodRevision[version];
+  if (request.revision === "last-good" && lastGood === null) {
+    throw conflict(`No revision of this modpack has started cleanly on ${version} yet`);
+  }
+  const revision = request.revision === "last-good" ? (lastGood ?? undefined) : request.revision;
   if (revision !== undefined && (revision < 1 || revision > newest)) throw notFound("Revision not found");
   const effective =
     revision === undefined

@@ -30,13 +30,6 @@ function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The script for a version and id form: the guide writes it for Build 42 with the default form. */
-const startScript = (version: GameVersion, idForm: IdForm) =>
-  START_SCRIPT.replace(
-    "version=42x",
-    `version=${version}${version === "42x" && idForm !== "backslash" ? `&idForm=${idForm}` : ""}`,
-  );
-
 /** The server images whose start step the env form can be encoded for, as the service names them. */
 const IMAGES: { value: ServerImage | ""; label: string }[] = [
   { value: "", label: "Any (MODS, WORKSHOP_ITEMS, MAP, verbatim)" },
@@ -53,19 +46,23 @@ const ID_FORMS: { value: IdForm; label: string }[] = [
   { value: "workshop", label: "WorkshopID\\ModID (pzmod)" },
 ];
 
-/** The server's start command behind the script, with what the script reads from its environment. */
-function startCommand(id: string, token: string | null): string {
+/**
+ * The server's start command behind the script, with what the script reads from its environment:
+ * the build (the script's default is Build 42) and the id form, when they are not the defaults.
+ */
+function startCommand(id: string, token: string | null, version: GameVersion, idForm: IdForm): string {
+  const form = version === "42x" && idForm !== "backslash" ? ` ID_FORM=${idForm}` : "";
   return [
     `MODPACK_URL=${shellWord(API_URL)} MODPACK_ID=${shellWord(id)} \\`,
     `MODPACK_TOKEN=${shellWord(token ?? NO_TOKEN)} \\`,
-    `PZ_INI=${shellWord(PZ_INI)} \\`,
+    `PZ_INI=${shellWord(PZ_INI)}${version === "41x" ? " PZ_VERSION=41x" : ""}${form} \\`,
     "start-modpack.sh ./start-server.sh -servername servertest",
   ].join("\n");
 }
 
 /**
  * A modpack on a game server: its current server file for a build, the start script that keeps
- * the server's `servertest.ini` in step with it, and a read-only token for that script.
+ * the server's `servertest.ini` in step with it and reports its starts, and a server token for that script.
  */
 export function ServerPage({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -105,14 +102,15 @@ export function ServerPage({ id }: { id: string }) {
           <p className="muted">
             Save the script as an executable <code>start-modpack.sh</code> on the server's <code>PATH</code> and start
             the server through it: on every start it writes this pack's <code>Mods=</code>, <code>WorkshopItems=</code>{" "}
-            and <code>Map=</code> into <code>servertest.ini</code> and keeps every other line. When the service cannot
-            be reached, the server starts with the file it had.
+            and <code>Map=</code> into <code>servertest.ini</code>, keeps every other line, and sends the server's log
+            of the start to the service, which tells you when a start fails. When the service cannot be reached, the
+            server starts with the file it had.
           </p>
-          <CodeBlock label="start-modpack.sh" text={startScript(version, idForm)} />
-          <CodeBlock label="Start command" text={startCommand(id, token)} />
+          <CodeBlock label="start-modpack.sh" text={START_SCRIPT} />
+          <CodeBlock label="Start command" text={startCommand(id, token, version, idForm)} />
           {!token && (
             <p className="muted">
-              The script reads the pack with a token: create a read-only one below and it is put into the command.
+              The script reads the pack with a token: create a server token below and it is put into the command.
             </p>
           )}
         </section>
@@ -208,7 +206,7 @@ function CurrentFileSection({ id, version, idForm }: { id: string; version: Game
   );
 }
 
-/** A read-only token for this pack alone: its secret is shown once, here, and goes into the start command. */
+/** A server token for this pack alone: its secret is shown once, here, and goes into the start command. */
 function TokenSection({ id, onCreated }: { id: string; onCreated: (token: string) => void }) {
   const trpc = useTRPC();
   const create = useMutation(
@@ -218,15 +216,15 @@ function TokenSection({ id, onCreated }: { id: string; onCreated: (token: string
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const name = String(new FormData(event.currentTarget).get("name") ?? "");
-    create.mutate({ name, scopes: ["read"], modpackIds: [id] });
+    create.mutate({ name, scopes: ["read", "report"], modpackIds: [id] });
   };
 
   return (
     <section className="panel" aria-labelledby="token-heading">
-      <h2 id="token-heading">Read-only token</h2>
+      <h2 id="token-heading">Server token</h2>
       <p className="muted">
-        A token that can read this pack and its server file and nothing else: it changes nothing and reaches no other
-        private pack. It is what the start script on a game server should hold.
+        A token that can read this pack and its server file and report the server's starts, and nothing else: it changes
+        nothing and reaches no other private pack. It is what the start script on a game server should hold.
       </p>
       <form className="add-mod" onSubmit={onSubmit}>
         <label>
@@ -234,7 +232,7 @@ function TokenSection({ id, onCreated }: { id: string; onCreated: (token: string
           <input name="name" required maxLength={100} defaultValue="server start" autoComplete="off" />
         </label>
         <button type="submit" className="button-primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create a read-only token"}
+          {create.isPending ? "Creating…" : "Create a server token"}
         </button>
       </form>
       <ErrorNotice error={create.error} title="Could not create the token." />

@@ -11,6 +11,7 @@ export const checkFindingCodes = [
   "unavailable",
   "wrong-build",
   "nothing-selected",
+  "seen-at-start",
 ] as const;
 
 export const checkSeverities = ["error", "warning", "info"] as const;
@@ -19,7 +20,7 @@ export const checkFindingSchema = z
   .object({
     code: z.enum(checkFindingCodes).meta({
       description:
-        "`missing-requirement` (error): a mod needs a workshop item that is not active in the modpack. `requirement-order` (warning): the load order puts a mod before something it requires. `requirement-cycle` (warning): mods require each other. `id-clash` (error): the same in-game id is selected in two mods. `no-ids` (error): a mod has no usable in-game id for this version. `unavailable` (error): removed, private or delisted on the workshop, as the last refresh saw it. `wrong-build` (warning): the mod's workshop tags name game builds, not this one. `nothing-selected` (info): every in-game id deselected, so the mod is left out.",
+        "`missing-requirement` (error): a mod needs a workshop item that is not active in the modpack. `requirement-order` (warning): the load order puts a mod before something it requires. `requirement-cycle` (warning): mods require each other. `id-clash` (error): the same in-game id is selected in two mods. `no-ids` (error): a mod has no usable in-game id for this version. `unavailable` (error): removed, private or delisted on the workshop, as the last refresh saw it. `wrong-build` (warning): the mod's workshop tags name game builds, not this one. `nothing-selected` (info): every in-game id deselected, so the mod is left out. `seen-at-start` (warning): an error the latest start report of this version found, when it started with the current revision (`POST /modpacks/{id}/server-starts`).",
     }),
     severity: z.enum(checkSeverities),
     // Words around at most two mod names (255 characters each) and their ids.

@@ -77,10 +77,22 @@ export const modpackSchema = modpackSummarySchema
       description:
         "The number of the pack's newest revision (`GET /modpacks/{id}/revisions`): 0 until its mods first change",
     }),
+    lastGoodRevision: z
+      .object({ "41x": z.number().int().min(0).nullable(), "42x": z.number().int().min(0).nullable() })
+      .meta({
+        description:
+          "Per game version, the newest revision whose latest start report (`POST /modpacks/{id}/server-starts`) says `started`; null until one does. `revision=last-good` on the server file serves it",
+      }),
   })
   .meta({
     id: "Modpack",
-    example: { ...summaryExample, members: [], metadata: { discord: "https://discord.gg/example" }, revision: 3 },
+    example: {
+      ...summaryExample,
+      members: [],
+      metadata: { discord: "https://discord.gg/example" },
+      revision: 3,
+      lastGoodRevision: { "41x": null, "42x": 2 },
+    },
   });
 
 export const modpackPageSchema = paged(modpackSummarySchema).meta({ id: "ModpackPage" });

@@ -30,8 +30,13 @@ export const revisionNumber = (min: 0 | 1, description: string) =>
       .meta({ description, example: 3 }),
   );
 
+/** Bounds of what a revision holds: a pack's mods, a mod's ids and map folders, as the catalogue bounds them. */
+const MAX_MODS = 20_000;
+const modName = z.string().max(255);
+const ids = z.array(z.string().max(200)).max(200);
+
 const author = z
-  .object({ id: uuid, name: z.string() })
+  .object({ id: uuid, name: z.string().max(100) })
   .nullable()
   .meta({ description: "Who made the change; null for the workshop (a catalogue change) and the first revision" });
 
@@ -61,16 +66,16 @@ export const revisionSummarySchema = z
     },
   });
 
-const idsPerVersion = z.object({ "41x": z.array(z.string()), "42x": z.array(z.string()) });
+const idsPerVersion = z.object({ "41x": ids, "42x": ids });
 
 export const revisionModSchema = z.object({
   id: uuid.meta({ description: "The mod's catalogue id" }),
   workshopId: workshopIdSchema,
-  name: z.string(),
+  name: modName,
   platformModIds: idsPerVersion.meta({
     description: "The in-game ids the revision's server file writes for the mod, per game version (as selected)",
   }),
-  mapFolders: z.array(z.string()),
+  mapFolders: ids,
 });
 
 export const revisionSchema = z
@@ -79,7 +84,7 @@ export const revisionSchema = z
     createdAt: timestamp,
     author,
     reason: z.enum(revisionReasons),
-    mods: z.array(revisionModSchema).meta({ description: "The mods in load order" }),
+    mods: z.array(revisionModSchema).max(MAX_MODS).meta({ description: "The mods in load order" }),
   })
   .meta({
     id: "Revision",
@@ -100,26 +105,31 @@ export const revisionSchema = z
     },
   });
 
-const modRef = { id: uuid, workshopId: workshopIdSchema, name: z.string() };
+const modRef = { id: uuid, workshopId: workshopIdSchema, name: modName };
 
 export const revisionComparisonSchema = z
   .object({
     from: z.number().int().min(0),
     to: z.number().int().min(0),
-    added: z.array(z.object(modRef)),
-    removed: z.array(z.object(modRef)),
-    moved: z.array(
-      z.object({
-        ...modRef,
-        fromPosition: z.number().int().min(1).meta({ description: "The place in `from`'s load order, from 1" }),
-        toPosition: z.number().int().min(1).meta({ description: "The place in `to`'s load order, from 1" }),
+    added: z.array(z.object(modRef)).max(MAX_MODS),
+    removed: z.array(z.object(modRef)).max(MAX_MODS),
+    moved: z
+      .array(
+        z.object({
+          ...modRef,
+          fromPosition: z.number().int().min(1).meta({ description: "The place in `from`'s load order, from 1" }),
+          toPosition: z.number().int().min(1).meta({ description: "The place in `to`'s load order, from 1" }),
+        }),
+      )
+      .max(MAX_MODS),
+    selectionChanged: z.array(z.object({ ...modRef, before: idsPerVersion, after: idsPerVersion })).max(MAX_MODS),
+    workshopUpdates: z
+      .array(z.object({ ...modRef, timeUpdated: timestamp }))
+      .max(MAX_MODS)
+      .meta({
+        description:
+          "Mods in both whose workshop item is newer at `to` than at `from` (with `to` left out, the catalogue's current date), newest first",
       }),
-    ),
-    selectionChanged: z.array(z.object({ ...modRef, before: idsPerVersion, after: idsPerVersion })),
-    workshopUpdates: z.array(z.object({ ...modRef, timeUpdated: timestamp })).meta({
-      description:
-        "Mods in both whose workshop item is newer at `to` than at `from` (with `to` left out, the catalogue's current date), newest first",
-    }),
   })
   .meta({
     id: "RevisionComparison",
@@ -141,15 +151,28 @@ export const revisionListInput = z.object({
   limit: limitParam(20),
 });
 
+/**
+ * A revision's number in a path or a list's query, as digits: read as a number by the service, so
+ * the document states it as the string a URL carries.
+ */
+const revisionDigits = (zero: boolean, description: string) =>
+  z
+    .string()
+    .max(10)
+    .regex(zero ? /^(?:0|[1-9][0-9]{0,9})$/ : /^[1-9][0-9]{0,9}$/, {
+      message: zero ? "Must be a revision number (0 or more)" : "Must be a revision number (1 or more)",
+    })
+    .meta({ description, example: "3" });
+
 export const revisionPathInput = z.object({
   id: uuid,
-  number: revisionNumber(1, "The revision's number"),
+  number: revisionDigits(false, "The revision's number"),
 });
 
 export const revisionCompareInput = z.object({
   id: uuid,
-  from: revisionNumber(0, "The revision to compare from (0: the empty pack before its first revision)"),
-  to: revisionNumber(0, "The revision to compare to; the current one when left out").optional(),
+  from: revisionDigits(true, "The revision to compare from (0: the empty pack before its first revision)"),
+  to: revisionDigits(true, "The revision to compare to; the current one when left out").optional(),
 });
 
 export const revisionPageSchema = paged(revisionSummarySchema).meta({ id: "RevisionPage" });

@@ -31,10 +31,19 @@ const idFormParameter = z.enum(idForms).optional().meta({
     "How `Mods=` names each mod. `backslash` (the 42x default): `\\ModID`; `plain`: the bare `ModID` (the only form of a 41x file); `workshop`: `WorkshopID\\ModID`, the form pzmod writes. With `version=41x` only `plain` is accepted (`400` otherwise). Each form has its own `ETag`; the operation's description says which builds read which form.",
 });
 
-const revisionParameter = revisionNumber(
-  1,
-  "The revision to render the file from (`GET /modpacks/{id}/revisions`): the same bytes whenever asked, whatever the catalogue has learned since. The current state when left out; 404 for a number the pack has not reached",
-).optional();
+const revisionParameter = z
+  .union([
+    z.literal("last-good"),
+    revisionNumber(
+      1,
+      "The revision to render the file from (`GET /modpacks/{id}/revisions`): the same bytes whenever asked, whatever the catalogue has learned since. The current state when left out; 404 for a number the pack has not reached",
+    ),
+  ])
+  .optional()
+  .meta({
+    description:
+      "A revision's number (`GET /modpacks/{id}/revisions`), to render the file from that revision alone: the same bytes whenever asked, whatever the catalogue has learned since; 404 for a number the pack has not reached. `last-good`: the newest revision whose latest start report for this version says `started` (409 while there is none), so a start script can fall back after a failed start. The current state when left out",
+  });
 
 /** Build 41 files have bare ids only: a 41x file takes no other `idForm`. */
 const idFormNeeds42x = <T extends { version: string; idForm?: IdForm | undefined }>(

@@ -16,13 +16,17 @@ export const createTokenInput = z
     scopes: z
       .array(z.enum(tokenScopes))
       .max(tokenScopes.length)
-      .refine((scopes) => scopes.includes("read") && new Set(scopes).size === scopes.length, {
-        message: 'Must be ["read"] or ["read", "write"]',
-      })
+      .refine(
+        (scopes) =>
+          scopes.includes("read") &&
+          new Set(scopes).size === scopes.length &&
+          !(scopes.includes("write") && scopes.includes("report")),
+        { message: 'Must be ["read"], ["read", "report"] or ["read", "write"]' },
+      )
       .default(["read", "write"])
       .meta({
         description:
-          '`["read"]`: a read-only token, refused (403 `Do not have permission`) by every operation that changes something; `["read", "write"]` (default): everything the user may do',
+          '`["read"]`: a read-only token, refused (403 `Do not have permission`) by every operation that changes something; `["read", "report"]`: a server\'s token, which may also post start reports (`POST /modpacks/{id}/server-starts`) and change nothing else; `["read", "write"]` (default): everything the user may do, reports included',
       }),
     modpackIds: z
       .array(uuid)
@@ -57,7 +61,7 @@ export const apiTokenSchema = z
     scopes: z
       .array(z.enum(tokenScopes))
       .max(tokenScopes.length)
-      .meta({ description: "What the token may do: `read`, and `write` unless read-only" }),
+      .meta({ description: "What the token may do: `read`, with `write` or `report` unless read-only" }),
     modpackIds: z
       .array(uuid)
       .max(100)

@@ -14,6 +14,7 @@ import * as m0013 from "./0013_token_scopes.js";
 import * as m0014 from "./0014_webhooks.js";
 import * as m0015 from "./0015_modpack_changes.js";
 import * as m0016 from "./0016_revisions.js";
+import * as m0017 from "./0017_server_starts.js";
 
 /**
  * A migration runs in a transaction of its own unless it exports `transactional = false`: one that
@@ -39,4 +40,5 @@ export const migrations: Record<string, NumberedMigration> = {
   "0014_webhooks": m0014,
   "0015_modpack_changes": m0015,
   "0016_revisions": m0016,
+  "0017_server_starts": m0017,
 };
