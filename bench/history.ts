@@ -4,11 +4,14 @@
  * revision list, the comparison of the first with the last, and a server file pinned to a middle
  * revision are read 200 times each, one after another, and the rows stored per revision counted.
  * Last, a catalogue change of one mod held by 1,000 modpacks (the workshop renaming its id), timed
- * through `upsertWorkshopItems`, which records a revision in each of them.
+ * through `upsertWorkshopItems`, which records a revision in each of them. And a start report: a
+ * 16 MiB server log (a real clean start's lines, repeated) posted five times to
+ * `POST /modpacks/{id}/server-starts`, timed, with the service's RSS before and at its highest.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { upsertSignedInUser } from "@modpack/server/auth/accounts";
+import { SESSION_COOKIE } from "@modpack/server/auth/cookies";
 import { createSessionStore } from "@modpack/server/auth/sessions";
 import { openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
@@ -18,9 +21,8 @@ import { sql } from "kysely";
 import { modItem, rng } from "./data.js";
 import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
 import { percentile } from "./load.js";
-import { benchDir, forkService } from "./processes.js";
+import { benchDir, forkService, memoryOf, sampleRss } from "./processes.js";
 
-const SESSION_COOKIE = "session";
 const adminUrl = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const MODS = Number(process.env.BENCH_HISTORY_MODS ?? 1_000);
 const REVISIONS = Number(process.env.BENCH_HISTORY_REVISIONS ?? 1_000);
@@ -125,6 +127,39 @@ try {
     revision: await timed(`/modpacks/${pack.id}/revisions/${Math.ceil(revisions / 2)}`),
   };
 
+  // A 16 MiB start log, five times, with the service's memory sampled throughout.
+  const clean = readFileSync(
+    new URL("../apps/server/test/fixtures/server-logs/b41-clean-start-jrx-sjg-zehioidserver.log", import.meta.url),
+    "utf8",
+  ).replaceAll("SERVER STARTED", "SERVER STARTING");
+  const up = "LOG  : Network     , 1685206043049> 162.885.943> *** SERVER STARTED ****\n";
+  const body = Buffer.from(clean.repeat(Math.floor((16 * 1024 * 1024 - up.length) / Buffer.byteLength(clean))) + up);
+  const rssBefore = memoryOf(service.pid)?.rssMb ?? 0;
+  const sampler = sampleRss(service.pid, 50);
+  const posts: number[] = [];
+  for (let index = 0; index < 5; index++) {
+    const started = performance.now();
+    const response = await fetch(`${base}/modpacks/${pack.id}/server-starts?version=41x`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "text/plain" },
+      body,
+    });
+    const answer = (await response.json()) as { outcome?: string };
+    posts.push(performance.now() - started);
+    if (response.status !== 201 || answer.outcome !== "started") {
+      throw new Error(`POST server-starts answered ${response.status} ${JSON.stringify(answer).slice(0, 200)}`);
+    }
+  }
+  const rssPeak = sampler.stop();
+  posts.sort((a, b) => a - b);
+  const startReport = {
+    bytes: body.length,
+    p50Ms: percentile(posts, 0.5),
+    maxMs: posts.at(-1) ?? 0,
+    rssBeforeMb: rssBefore,
+    rssPeakMb: rssPeak,
+  };
+
   // One mod held by 1,000 modpacks (five mods each), then renamed on the workshop.
   const shared = rows[MODS]!;
   const holders = await db
@@ -173,6 +208,7 @@ try {
     writeP95Ms: percentile(writes, 0.95),
     reads,
     catalogueChange: { holders: HOLDERS, ms: catalogueMs, workshopRevisions: Number(workshopRevisions.count) },
+    startReport,
   };
   log(`a ${MODS}-mod modpack with ${revisions} revisions, each after the first moving one mod:`);
   log(
@@ -186,7 +222,12 @@ try {
   log(
     `a catalogue change of a mod held by ${HOLDERS} modpacks: ${catalogueMs.toFixed(0)} ms, ${result.catalogueChange.workshopRevisions} workshop revisions`,
   );
+  log(
+    `a ${(startReport.bytes / 1024 / 1024).toFixed(0)} MiB start log, 5 posts: p50 ${startReport.p50Ms.toFixed(0)} ms, max ${startReport.maxMs.toFixed(0)} ms; service RSS ${startReport.rssBeforeMb.toFixed(0)} MB before, ${startReport.rssPeakMb.toFixed(0)} MB at most`,
+  );
   const targets = [
+    ["16 MiB start log answered in <= 1 s (max)", startReport.maxMs <= 1000],
+    ["service RSS grows by less than 64 MB over the start logs", startReport.rssPeakMb - startReport.rssBeforeMb < 64],
     ["revision list p50 <= 20 ms", reads.list.p50 <= 20],
     ["compare first with last p50 <= 20 ms", reads.compare.p50 <= 20],
     ["pinned server file p50 <= 20 ms", reads.pinned.p50 <= 20],

@@ -118,6 +118,12 @@ describe.skipIf(!hasChromium)("every write operation from the /docs Test Request
     { method: "POST", path: "/modpacks/{id}/mods", tag: "mods-of-a-modpack", ids: () => ({ id: ids.modpack ?? "" }) },
     {
       method: "POST",
+      path: "/modpacks/{id}/server-starts",
+      tag: "server-starts",
+      ids: () => ({ id: ids.modpack ?? "" }),
+    },
+    {
+      method: "POST",
       path: "/modpacks/{id}/revisions/{number}/restore",
       tag: "history",
       ids: () => ({ id: ids.modpack ?? "", number: "1" }),

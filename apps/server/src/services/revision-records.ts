@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ExportConfiguration } from "@modpack/contract";
-import { sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { RevisionReason } from "../db/schema.js";
+import type { Database, RevisionReason } from "../db/schema.js";
 import { applyConfiguration, idLookup, toPackMod, writtenIdsOf } from "./pack-mods.js";
 import { byKey, type KeyedMod, planRevision, type RevisionMod } from "./revision-state.js";
 
@@ -91,42 +91,77 @@ function writtenIds(
   return [...written.versionIds.filter(chosen), ...written.custom.filter((id) => !written.versionIds.includes(id))];
 }
 
-const entryColumns = [
-  "modId as id",
-  "workshopId",
-  "name",
-  "selected",
-  "custom",
-  "idsB41",
-  "idsB42",
-  "mapFolders",
-  "requiredWorkshopIds",
-  "timeUpdated",
-  "sortKey",
-] as const;
+/** An entry as the readers below get it: its mod, its key and the revisions it holds. */
+type StoredEntry = KeyedMod & { firstNumber: number; untilNumber: number | null };
+
+/**
+ * The entries of a pack that `where` keeps, as one JSON array: pg parses it with one `JSON.parse`,
+ * where six `text[]` columns a row would each be parsed on their own, which a revision of a large
+ * pack feels.
+ */
+async function entries(
+  db: Db,
+  modpackId: string,
+  where: (eb: ExpressionBuilder<Database, "modpackRevisionMods">) => Expression<SqlBool>,
+): Promise<StoredEntry[]> {
+  const row = await db
+    .selectFrom("modpackRevisionMods")
+    .select(
+      sql<(Omit<StoredEntry, "timeUpdated"> & { timeUpdated: string | null })[] | null>`json_agg(json_build_object(
+        'id', mod_id, 'workshopId', workshop_id, 'name', name, 'selected', selected, 'custom', custom,
+        'idsB41', ids_b41, 'idsB42', ids_b42, 'mapFolders', map_folders,
+        'requiredWorkshopIds', required_workshop_ids, 'timeUpdated', time_updated, 'sortKey', sort_key,
+        'firstNumber', first_number, 'untilNumber', until_number
+      ))`.as("mods"),
+    )
+    .where("modpackId", "=", modpackId)
+    .where(where)
+    .executeTakeFirst();
+  return (row?.mods ?? []).map((entry) => ({
+    ...entry,
+    timeUpdated: entry.timeUpdated === null ? null : new Date(entry.timeUpdated),
+  }));
+}
+
+const holds = (entry: StoredEntry, number: number) =>
+  entry.firstNumber <= number && (entry.untilNumber === null || entry.untilNumber > number);
+
+const keyed = ({ firstNumber: _first, untilNumber: _until, ...mod }: StoredEntry): KeyedMod => mod;
 
 /** The mods of revision `number` in load order (none for 0). */
 export async function stateAt(db: Db, modpackId: string, number: number): Promise<KeyedMod[]> {
   if (number === 0) return [];
-  const rows = await db
-    .selectFrom("modpackRevisionMods")
-    .select(entryColumns)
-    .where("modpackId", "=", modpackId)
-    .where("firstNumber", "<=", number)
-    .where((eb) => eb.or([eb("untilNumber", "is", null), eb("untilNumber", ">", number)]))
-    .execute();
-  return rows.sort(byKey);
+  const rows = await entries(db, modpackId, (eb) =>
+    eb.and([eb("firstNumber", "<=", number), eb.or([eb("untilNumber", "is", null), eb("untilNumber", ">", number)])]),
+  );
+  return rows.map(keyed).sort(byKey);
+}
+
+/**
+ * The mods of two revisions in load order, read in one statement: the entries that hold anywhere
+ * between the two, each kept for the revisions it holds.
+ */
+export async function statesAt(db: Db, modpackId: string, a: number, b: number): Promise<[KeyedMod[], KeyedMod[]]> {
+  const low = Math.min(a, b);
+  const high = Math.max(a, b);
+  if (high === 0) return [[], []];
+  const rows = await entries(db, modpackId, (eb) =>
+    eb.and([eb("firstNumber", "<=", high), eb.or([eb("untilNumber", "is", null), eb("untilNumber", ">", low)])]),
+  );
+  const at = (number: number) =>
+    number === 0
+      ? []
+      : rows
+          .filter((row) => holds(row, number))
+          .map(keyed)
+          .sort(byKey);
+  return [at(a), at(b)];
 }
 
 /** The newest revision's mods, in load order. */
 async function headState(db: Db, modpackId: string): Promise<KeyedMod[]> {
-  const rows = await db
-    .selectFrom("modpackRevisionMods")
-    .select(entryColumns)
-    .where("modpackId", "=", modpackId)
-    .where("untilNumber", "is", null)
-    .execute();
-  return rows.sort(byKey);
+  const rows = await entries(db, modpackId, (eb) => eb("untilNumber", "is", null));
+  return rows.map(keyed).sort(byKey);
 }
 
 /**

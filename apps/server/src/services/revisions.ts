@@ -5,7 +5,7 @@ import { linkMods } from "./modpack-mods.js";
 import { changeModpack } from "./modpacks.js";
 import { listPage } from "./paging.js";
 import type { JobQueue } from "./ports.js";
-import { recordRevision, stateAt } from "./revision-records.js";
+import { recordRevision, stateAt, statesAt } from "./revision-records.js";
 import { compareStates, type RevisionMod } from "./revision-state.js";
 import { announceModpackChanged } from "./webhooks.js";
 
@@ -106,7 +106,7 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
       checkNumber(modpack, from, true);
       if (to !== undefined) checkNumber(modpack, to, true);
       const target = to ?? current;
-      const [before, after] = await Promise.all([stateAt(db, modpack.id, from), stateAt(db, modpack.id, target)]);
+      const [before, after] = await statesAt(db, modpack.id, from, target);
       const fromById = new Map(before.map((mod) => [mod.id, mod]));
       const both = after.filter((mod) => fromById.has(mod.id));
       // With `to` left out, a mod's workshop date is the catalogue's now, not the revision's.

@@ -18,17 +18,21 @@ export const revisionReasons = [
 /** The largest revision number a request may name. */
 const MAX_REVISION = 2_147_483_647;
 
-/** A revision number in a path or query: 1 or more (0, the empty pack before its first change, where said). */
-export const revisionNumber = (min: 0 | 1, description: string) =>
-  z.preprocess(
-    (value) => (typeof value === "string" && /^(?:0|[1-9][0-9]{0,9})$/.test(value) ? Number(value) : value),
-    z
-      .number({ message: "Must be a whole number" })
-      .int({ message: "Must be a whole number" })
-      .min(min, { message: `Must be ${min} or more` })
-      .max(MAX_REVISION, { message: `Must be ${MAX_REVISION} or less` })
-      .meta({ description, example: 3 }),
-  );
+/**
+ * A revision number in a query: a number from the typed client, decimal digits from REST; 1 or
+ * more (0, the empty pack before its first change, where said).
+ */
+export const revisionNumber = (min: 0 | 1, description: string, example = 3) =>
+  z
+    .preprocess(
+      (value) => (typeof value === "string" && /^(?:0|[1-9][0-9]{0,9})$/.test(value) ? Number(value) : value),
+      z
+        .number({ message: "Must be a whole number" })
+        .int({ message: "Must be a whole number" })
+        .min(min, { message: `Must be ${min} or more` })
+        .max(MAX_REVISION, { message: `Must be ${MAX_REVISION} or less` }),
+    )
+    .meta({ description, example });
 
 /** Bounds of what a revision holds: a pack's mods, a mod's ids and map folders, as the catalogue bounds them. */
 const MAX_MODS = 20_000;

@@ -74,6 +74,7 @@ export const serverStartQuery = z.object({
   revision: revisionNumber(
     0,
     "The revision whose file the server started with (the `Modpack-Revision` of the file it fetched); the current one when left out",
+    1,
   ).optional(),
   exitCode: z
     .preprocess(
