@@ -11,7 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { httpError, sendError } from "../edge/errors.js";
 import { defineRoute, type RouteModule, routeModule } from "../edge/routes.js";
-import { createLogScanner, type LogScan } from "../server-log/scan.js";
+import { createLogScanner, type LogScan, MAX_LINE } from "../server-log/scan.js";
 import type { StartReport } from "../services/server-starts.js";
 
 export interface ServerStartRouteDependencies {
@@ -47,6 +47,8 @@ async function scanStream(stream: Readable): Promise<LogScan> {
   const decoder = new TextDecoder("utf-8", { fatal: false });
   let bytes = 0;
   let rest = "";
+  /** Inside a line longer than any game line: its start was read, the rest is skipped. */
+  let skipping = false;
   let tooLarge = false;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytes += chunk.length;
@@ -61,14 +63,21 @@ async function scanStream(stream: Readable): Promise<LogScan> {
     const text = rest + decoder.decode(chunk, { stream: true });
     let start = 0;
     for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-      scanner.line(text.slice(start, end));
+      if (!skipping) scanner.line(text.slice(start, end));
+      skipping = false;
       start = end + 1;
     }
     rest = text.slice(start);
+    // A line without an end in sight is read up to MAX_LINE, then skipped to its end.
+    if (rest.length > MAX_LINE) {
+      if (!skipping) scanner.line(rest.slice(0, MAX_LINE));
+      skipping = true;
+      rest = "";
+    }
   }
   if (tooLarge) throw httpError(413, "The log is larger than 16 MiB");
   rest += decoder.decode();
-  if (rest !== "") scanner.line(rest);
+  if (rest !== "" && !skipping) scanner.line(rest);
   return scanner.result();
 }
 

@@ -158,4 +158,25 @@ describe("scanLog on real server logs", () => {
     expect(scan.findings).toHaveLength(1);
     expect(scan.lines).toBe(log.split("\n").length * 50 - 50);
   });
+
+  it("keeps a finding's text and names whole characters when it cuts them", () => {
+    const id = `${"x".repeat(199)}😀tail`;
+    const scan = scanLog(`WARN : Mod         , 1> 1> required mod "${id}" not found${"😀".repeat(400)}\n`);
+    const [finding] = scan.findings;
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    expect(finding?.platformModId).toBe("x".repeat(199));
+    expect(finding?.text.length).toBeLessThanOrEqual(500);
+    expect(lone.test(finding?.text ?? "")).toBe(false);
+  });
+
+  it("reads lines built to make a regular expression backtrack, and lines far longer than any game line", () => {
+    const hostile = [
+      `LOG : Mod , 1>${" ".repeat(20_000)}`,
+      `LOG : Mod f:0 st:1${" ".repeat(20_000)}x`,
+      `ERROR: General , 1> ${"a.".repeat(10_000)}`,
+      `LOG  : Lua         , 1> 1> Loading: ${"/".repeat(20_000)}`,
+    ];
+    const scan = scanLog(`${hostile.join("\n").repeat(20)}\n`);
+    expect(scan).toMatchObject({ up: false, findings: [], modsLoaded: [] });
+  });
 });

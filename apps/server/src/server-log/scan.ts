@@ -46,6 +46,10 @@ export interface LogScan {
 
 /** A finding's text is cut to this many characters. */
 export const MAX_TEXT = 500;
+/** A line is read up to this many characters: no game line is longer, and no regular expression then sees more. */
+export const MAX_LINE = 8_192;
+/** Ids, titles and file names the log names are kept up to this many characters. */
+const MAX_NAME = 200;
 /** Bounds that keep the memory of one scan flat, however long or hostile the log. */
 const MAX_MODS = 5_000;
 const MAX_FINDINGS = 200;
@@ -59,23 +63,24 @@ const UNCAUGHT = /^Exception in thread "[^"]*"\s*/;
  * A game line of either build: level, category, then Build 41's `, <ms>> <counter>>` or Build 42's
  * `f:<n>[, t:<ms>][,] st:<counter>[ at <caller>]>`, then the message.
  */
+// A counter is digit groups with one separator between them (`68,346,466`, `1.888.314`, `8 800 813`):
+// no run of spaces can be read two ways, so a hostile line costs time in proportion to its length.
 const GAME_LINE =
-  /^(LOG|WARN|ERROR|DEBUG|TRACE)\s*:\s*(\w+)\s+(?:,\s*\d+>(?:\s*[\d.,\u00a0\u202f ]+>)?|f:\d+,?(?:\s*t:\d+,?)?\s*st:[\d.,\u00a0\u202f ]+(?:\s+at\s+[^>]*)?>)\s?(.*)$/;
+  /^(LOG|WARN|ERROR|DEBUG|TRACE)\s*:\s*(\w+)\s+(?:,\s*\d+>(?:\s*\d+(?:[.,\u00a0\u202f ]\d+)*>)?|f:\d+,?(?:\s*t:\d+,?)?\s*st:\d+(?:[.,\u00a0\u202f ]\d+)*(?:\s+at\s+[^>]*)?>)\s?(.*)$/;
 const SERVER_UP = /^\*\*\* SERVER STARTED \*{3,4}$/;
 // In-game ids may hold spaces (`loading Named Literature`).
 const LOADING_MOD = /^loading (.+)$/;
 const REQUIRED_MOD = /required mod "([^"]+)" not found/;
-const DOWNLOAD_FAILED =
-  /^Workshop: (?:onItemNotDownloaded itemID=(\d+)|item state \S+ -> Fail ID=(\d+)|.*\b(?:download|Download)\w* failed\b.*?(\d{6,}))/;
-const EXCEPTION = /\b[\w.$]*(?:Exception|Error)\b/;
+const DOWNLOAD_FAILED = /^Workshop: (?:onItemNotDownloaded itemID=(\d+)|item state \S+ -> Fail ID=(\d+))/;
+const EXCEPTION = /(?:Exception|Error)\b/;
 const STACK_TRACE = /^STACK TRACE\.?$/;
 const LUA_FRAME = /^function: .*? -- file: (\S+?\.lua) line # \d+(?: \| MOD: (.*?))?\.?$/;
-const WORKSHOP_LUA = /\/108600\/(\d+)\/mods\/[^/]+\/(?:.*\/)?([^/]+\.lua)/;
+const WORKSHOP_FOLDER = /\/108600\/(\d+)\/mods\//;
 const REQUIRE_FAILED = /require\("([^"]+)"\) failed/;
 
 /** A line with the prefixes of docker, its timestamps and the debug-log file removed. */
 function unwrap(raw: string): { text: string; fromFile: boolean } {
-  let text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  let text = raw.length > MAX_LINE ? whole(raw.slice(0, MAX_LINE)) : raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   // A NUL can be neither stored nor shown: it is read as a replacement character.
   if (text.includes("\u0000")) text = text.replaceAll("\u0000", "\uFFFD");
   text = text.replace(DOCKER_PREFIX, "").replace(DOCKER_TIMESTAMP, "");
@@ -89,7 +94,11 @@ function messageOf(message: string, fromFile: boolean): string {
   return fromFile && message.endsWith(".") ? message.slice(0, -1) : message;
 }
 
-const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
+/** A string cut where it ends in half a character (a high surrogate): Postgres refuses one stored alone. */
+const whole = (text: string) => (/[\uD800-\uDBFF]$/.test(text) ? text.slice(0, -1) : text);
+
+const cut = (text: string) => (text.length > MAX_TEXT ? `${whole(text.slice(0, MAX_TEXT - 1))}…` : text);
+const name = (text: string) => whole(text.slice(0, MAX_NAME));
 
 /** A scanner: feed it the log's lines in order, then read `result()`. */
 export function createLogScanner() {
@@ -159,8 +168,8 @@ export function createLogScanner() {
         }
         const frame = LUA_FRAME.exec(text.trim());
         if (trace && frame) {
-          if (!trace.file) Object.assign(trace, { line: lines, text: text.trim(), file: frame[1] });
-          if (!trace.title && frame[2]) trace.title = frame[2].trim();
+          if (!trace.file) Object.assign(trace, { line: lines, text: text.trim(), file: name(frame[1]!) });
+          if (!trace.title && frame[2]) trace.title = name(frame[2].trim());
         }
         return;
       }
@@ -177,19 +186,19 @@ export function createLogScanner() {
       if (up) return;
       if (category === "Mod") {
         const loading = LOADING_MOD.exec(message);
-        if (loading && loaded.size < MAX_MODS) loaded.add(loading[1]!);
+        if (loading && loaded.size < MAX_MODS) loaded.add(name(loading[1]!));
       }
       const required = REQUIRED_MOD.exec(message);
       if (required) {
         add(
-          { code: "mod-not-found", severity: "error", line: lines, text: message, platformModId: required[1]! },
+          { code: "mod-not-found", severity: "error", line: lines, text: message, platformModId: name(required[1]!) },
           `missing|${required[1]}`,
         );
         return;
       }
       const failed = DOWNLOAD_FAILED.exec(message);
       if (failed) {
-        const workshopId = failed[1] ?? failed[2] ?? failed[3]!;
+        const workshopId = failed[1] ?? failed[2]!;
         add(
           { code: "workshop-download-failed", severity: "error", line: lines, text: message, workshopId },
           `download|${workshopId}`,
@@ -197,9 +206,10 @@ export function createLogScanner() {
         return;
       }
       if (category === "Lua" && message.startsWith("Loading: ")) {
-        const luaFile = WORKSHOP_LUA.exec(message);
-        loadingFrom = luaFile?.[1];
-        if (luaFile && luaFiles.size < MAX_LUA_FILES) luaFiles.set(luaFile[2]!, luaFile[1]!);
+        const folder = WORKSHOP_FOLDER.exec(message);
+        loadingFrom = folder?.[1];
+        const file = name(message.slice(message.lastIndexOf("/") + 1));
+        if (folder && file.endsWith(".lua") && luaFiles.size < MAX_LUA_FILES) luaFiles.set(file, folder[1]!);
       }
       const requireFailed = category === "Lua" && level !== "LOG" ? REQUIRE_FAILED.exec(message) : null;
       if (requireFailed) {

@@ -140,13 +140,9 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
       const number = Number(input.number);
       checkNumber(modpack, number);
       const restored = await db.transaction().execute(async (trx) => {
-        // The pack's row first: every writer of the pack takes it before the revision it records.
-        const pack = await trx
-          .selectFrom("modpacks")
-          .select("revision")
-          .where("id", "=", modpack.id)
-          .forNoKeyUpdate()
-          .executeTakeFirstOrThrow();
+        // The pack's row is locked where every writer locks it: by the links' and the configuration's
+        // triggers, then by the revision it records. Locking it first here would take the locks in the
+        // opposite order to the other writers'.
         const state = await stateAt(trx, modpack.id, number);
         // A mod the catalogue no longer has cannot be linked again.
         const known =
@@ -204,8 +200,16 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
           authorId: caller.userId,
           announce,
         });
-        if (recorded !== null) await changeModpack(trx, modpack.id);
-        return recorded ?? pack.revision;
+        if (recorded !== null) {
+          await changeModpack(trx, modpack.id);
+          return recorded;
+        }
+        const pack = await trx
+          .selectFrom("modpacks")
+          .select("revision")
+          .where("id", "=", modpack.id)
+          .executeTakeFirstOrThrow();
+        return pack.revision;
       });
       return loadRevision(db, modpack.id, restored);
     },

@@ -100,7 +100,8 @@ export async function currentServerFile(
     throw conflict(`No revision of this modpack has started cleanly on ${version} yet`);
   }
   const revision = request.revision === "last-good" ? (lastGood ?? undefined) : request.revision;
-  if (revision !== undefined && (revision < 1 || revision > newest)) throw notFound("Revision not found");
+  // 0, the empty pack before its first revision, is a revision a server may have started with.
+  if (revision !== undefined && (revision < 0 || revision > newest)) throw notFound("Revision not found");
   const effective =
     revision === undefined
       ? await loadEffectiveConfiguration(db, modpack.id)

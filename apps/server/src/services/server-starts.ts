@@ -117,6 +117,8 @@ export async function recordServerStart(
   const outcome = errors.length > 0 ? "failed" : scan.up ? "started" : "incomplete";
 
   return db.transaction().execute(async (trx) => {
+    // Reports of one pack take turns: each reads the others' rows before it writes the last good one.
+    await trx.selectFrom("modpacks").select("id").where("id", "=", modpackId).forNoKeyUpdate().execute();
     const row = await trx
       .insertInto("serverStarts")
       .values({
