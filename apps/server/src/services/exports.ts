@@ -9,6 +9,7 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { saveExportConfiguration } from "../db/export-configurations.js";
 import type { ExportRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
 import { notify } from "./notifications.js";
@@ -241,24 +242,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
       }
       const saved = { modsOrder: input.modsOrder, modConfig: input.modConfig };
       await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto("exportConfigurations")
-          .values({
-            modpackId: modpack.id,
-            modsOrder: saved.modsOrder,
-            modConfig: JSON.stringify(saved.modConfig),
-            updatedBy: caller.userId,
-            updatedAt: sql<Date>`now()`,
-          })
-          .onConflict((onConflict) =>
-            onConflict.column("modpackId").doUpdateSet((eb) => ({
-              modsOrder: eb.ref("excluded.modsOrder"),
-              modConfig: eb.ref("excluded.modConfig"),
-              updatedBy: eb.ref("excluded.updatedBy"),
-              updatedAt: sql<Date>`now()`,
-            })),
-          )
-          .execute();
+        await saveExportConfiguration(trx, modpack.id, saved, caller.userId);
         await recordRevision(trx, modpack.id, {
           reason: "configuration",
           authorId: caller.userId,

@@ -1,6 +1,7 @@
 import { type ModpackAccess, notFound, type Revision, type Services } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { type SavedExportConfiguration, saveExportConfiguration } from "../db/export-configurations.js";
 import { linkMods } from "./modpack-mods.js";
 import { changeModpack } from "./modpacks.js";
 import { listPage } from "./paging.js";
@@ -169,7 +170,7 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
           mods.map((mod) => catalogue.get(mod.id)!),
           caller.userId,
         );
-        const modConfig: Record<string, { selectedPlatformModIds: string[]; customPlatformModIds?: string[] }> = {};
+        const modConfig: SavedExportConfiguration["modConfig"] = {};
         for (const mod of mods) {
           if (mod.selected === null && mod.custom.length === 0) continue;
           modConfig[mod.id] = {
@@ -177,24 +178,7 @@ export function revisionsService(deps: RevisionsDependencies): Services["revisio
             ...(mod.custom.length > 0 ? { customPlatformModIds: mod.custom } : {}),
           };
         }
-        await trx
-          .insertInto("exportConfigurations")
-          .values({
-            modpackId: modpack.id,
-            modsOrder: keep,
-            modConfig: JSON.stringify(modConfig),
-            updatedBy: caller.userId,
-            updatedAt: sql<Date>`now()`,
-          })
-          .onConflict((onConflict) =>
-            onConflict.column("modpackId").doUpdateSet((eb) => ({
-              modsOrder: eb.ref("excluded.modsOrder"),
-              modConfig: eb.ref("excluded.modConfig"),
-              updatedBy: eb.ref("excluded.updatedBy"),
-              updatedAt: sql<Date>`now()`,
-            })),
-          )
-          .execute();
+        await saveExportConfiguration(trx, modpack.id, { modsOrder: keep, modConfig }, caller.userId);
         const recorded = await recordRevision(trx, modpack.id, {
           reason: "restore",
           authorId: caller.userId,

@@ -19,7 +19,7 @@ import type { SendOutcome } from "../webhooks/send.js";
 import { isDiscordWebhook, maskUrl, refuseTarget, type TargetRules } from "../webhooks/targets.js";
 import { notify } from "./notifications.js";
 import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
-import { stateAt } from "./revision-records.js";
+import { statesAt } from "./revision-records.js";
 import { compareStates } from "./revision-state.js";
 
 /** How long a rotated-out secret keeps signing beside the new one. */
@@ -550,10 +550,7 @@ export async function publishModpackChanged(deps: Pick<WebhookDependencies, "db"
   };
   const items: Item[] = [];
   for (const revision of authored) {
-    const [before, after] = await Promise.all([
-      stateAt(deps.db, modpackId, revision.number - 1),
-      stateAt(deps.db, modpackId, revision.number),
-    ]);
+    const [before, after] = await statesAt(deps.db, modpackId, revision.number - 1, revision.number);
     const { added, removed } = compareStates(before, after);
     const at = revision.createdAt.toISOString();
     const byUserId = revision.authorId;
