@@ -36,7 +36,7 @@ import { importsService } from "./services/imports.js";
 import { membersService } from "./services/members.js";
 import { checkGate, checksService } from "./services/modpack-check.js";
 import { modpackModsService } from "./services/modpack-mods.js";
-import { authorizeModpack, modpacksService } from "./services/modpacks.js";
+import { modpacksService } from "./services/modpacks.js";
 import { findModReadVersion, modsService } from "./services/mods.js";
 import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
 import type { Revocation } from "./services/ports.js";
@@ -288,10 +288,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
             config,
             services,
             authenticate,
-            readValidators: {
-              modpack: async (caller, id, need) => (await authorizeModpack(db, caller, id, need)).version,
-              mod: (id) => findModReadVersion(db, id),
-            },
+            readValidators: { mod: (id) => findModReadVersion(db, id) },
             routes,
             reference,
             logger,

@@ -356,3 +356,58 @@ describe("a server-file download", () => {
     expect(other.statements.join("\n")).not.toMatch(/"content"/);
   });
 });
+
+describe("one decision per read", () => {
+  let pack: string;
+  let reader: SignedIn;
+
+  beforeAll(async () => {
+    const created = await service.app.inject({
+      method: "POST",
+      url: "/modpacks",
+      headers: owner.headers,
+      payload: { name: "Decided pack", isPublic: false },
+    });
+    pack = created.json().id;
+    reader = await signIn(service, { name: 'Reader \u00e9 "quoted"' });
+    await service.runtime.database.db
+      .insertInto("modpackMembers")
+      .values({ modpackId: pack, userId: reader.userId, permission: ["read", "add-mod"] })
+      .execute();
+  });
+
+  /** The statements that apply a modpack's resource rule: the modpack joined with the caller's membership. */
+  const ruleStatements = (statements: string[]) =>
+    statements.filter((text) => /^select "modpacks"\.\*.* left join "modpack_members"/s.test(text));
+
+  const cases = [
+    { name: "a modpack, read fresh", url: () => `/modpacks/${pack}`, stale: false, statements: 1 },
+    // The revalidation's rule reads the row alone (most revalidations are 304s); its members follow.
+    { name: "a modpack, revalidated with a stale ETag", url: () => `/modpacks/${pack}`, stale: true, statements: 2 },
+    { name: "a modpack's mods", url: () => `/modpacks/${pack}/mods?limit=5`, stale: false },
+    { name: "a modpack's mods, revalidated", url: () => `/modpacks/${pack}/mods?limit=5`, stale: true },
+    { name: "a modpack's members", url: () => `/modpacks/${pack}/members`, stale: false },
+  ];
+
+  it.each(cases)("decides the rule for $name once", async ({ url, stale, statements: expected }) => {
+    for (const caller of [owner, reader]) {
+      const headers = { ...caller.headers, ...(stale ? { "if-none-match": 'W/"p0.stale"' } : {}) };
+      // Warm the session cache, so only the read's statements are counted.
+      await get(url(), caller.headers);
+      const { result, statements } = await statementsOf(service, () => get(url(), headers));
+      expect(result.statusCode).toBe(200);
+      expect(ruleStatements(statements)).toHaveLength(1);
+      if (expected !== undefined) expect(statements).toHaveLength(expected);
+    }
+  });
+
+  it("answers the same members from the rule's statement as from the members' own read", async () => {
+    const fresh = await get(`/modpacks/${pack}`, owner.headers);
+    const revalidated = await get(`/modpacks/${pack}`, { ...owner.headers, "if-none-match": 'W/"p0.stale"' });
+    const listed = await get(`/modpacks/${pack}/members`, owner.headers);
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.json().members).toEqual(revalidated.json().members);
+    expect(fresh.json().members).toEqual(listed.json().members);
+    expect(fresh.json().members.map((member: { name: string }) => member.name)).toContain('Reader \u00e9 "quoted"');
+  });
+});

@@ -1,4 +1,5 @@
 import type { MemberPermission, Role, TokenScope } from "./permissions.js";
+import type { Member } from "./schemas/member.js";
 import type { Modpack } from "./schemas/modpack.js";
 
 /** Who is calling: resolved by the server from the session cookie or a Bearer token. */
@@ -47,10 +48,20 @@ export interface ModpackAccess {
   version: string;
   /** The modpack as the check read it, without its members. */
   modpack: Omit<Modpack, "members">;
+  /** Its active members, oldest first, when the check was asked to read them. */
+  members?: Member[];
 }
 
 /** Applies a modpack's resource rule; the server's modpacks service implements it. */
 export interface ModpackGuard {
-  /** Loads a modpack and applies a resource rule: 404 when it is not there for the caller, 403 when refused. */
-  authorize(caller: Caller | null, id: string, need: ModpackNeed): Promise<ModpackAccess>;
+  /**
+   * Loads a modpack and applies a resource rule: 404 when it is not there for the caller, 403 when
+   * refused. With `members`, the same statement reads its active members.
+   */
+  authorize(
+    caller: Caller | null,
+    id: string,
+    need: ModpackNeed,
+    options?: { members?: boolean },
+  ): Promise<ModpackAccess>;
 }

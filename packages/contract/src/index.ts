@@ -60,6 +60,7 @@ export function operations(): Operation[] {
 
 export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
 export { callerHasScope } from "./access.js";
+export { type Admission, admissionText, admit } from "./admission.js";
 export * from "./errors.js";
 export * from "./permissions.js";
 export type { Implementation, Port, PortDeclaration } from "./ports.js";
@@ -84,6 +85,8 @@ export * from "./schemas/webhook.js";
 export * from "./schemas/workshop.js";
 export type { Services } from "./services.js";
 export {
+  admissionOf,
+  authorizeModpackInput,
   type CacheRule,
   type CallResponse,
   type ClassifyFailure,

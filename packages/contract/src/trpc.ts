@@ -1,9 +1,10 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
-import { type Caller, callerHasScope, type ModpackGuard, type ModpackNeed } from "./access.js";
-import { errorAnswer, noPermission, unauthorized } from "./errors.js";
-import { type Permission, roleHasPermission, type TokenScope } from "./permissions.js";
+import type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
+import { type Admission, admissionText, admit } from "./admission.js";
+import { errorAnswer } from "./errors.js";
+import type { Permission, TokenScope } from "./permissions.js";
 
 export type SuccessStatus = 200 | 201 | 202 | 204;
 
@@ -32,6 +33,12 @@ export interface Context {
   requestId: string;
   response: CallResponse;
   classifyFailure: ClassifyFailure;
+  /**
+   * What the REST route already settled: the caller's admission (`admit`) and, on a modpack, its
+   * resource rule (`access`). The procedure's middlewares take them as they are; a `/trpc` call comes
+   * without them, and its middlewares apply the same rules themselves.
+   */
+  decided?: { access?: ModpackAccess };
 }
 
 /** The request-rate limit an operation counts against (`general` unless it says). */
@@ -73,6 +80,8 @@ type Rules = {
   errors?: number[];
   /** The resource rule on the modpack named by the input's `id`, checked before the input is parsed. */
   modpackAccess?: ModpackNeed;
+  /** The procedure answers the modpack's members: the resource rule's statement reads them too. */
+  modpackMembers?: true;
   /** A create's 200 (the thing was already there, `created: false`), in words. */
   alreadyThere?: string;
   rateLimit?: RateLimitGroup;
@@ -100,15 +109,6 @@ export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
-/**
- * The caller's credentials may allow less than the operation needs: a read-only token, or a token
- * limited to modpacks on an operation over the whole account.
- */
-function checkCredentials(ctx: Context, meta: Meta | undefined, type: "query" | "mutation" | "subscription"): void {
-  if (ctx.caller && !callerHasScope(ctx.caller, scopeOf(meta, type))) throw noPermission();
-  if (ctx.caller?.modpackIds && meta?.wholeAccount) throw noPermission();
-}
-
 /** A failure the server classifies (a database outage) leaves as its typed error. */
 function throwClassified(ctx: Context, result: { ok: true } | { ok: false; error: TRPCError }): void {
   if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
@@ -117,28 +117,32 @@ function throwClassified(ctx: Context, result: { ok: true } | { ok: false; error
   }
 }
 
-/** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
-const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  checkCredentials(ctx, meta, type);
-  const result = await next();
-  throwClassified(ctx, result);
-  return result;
-});
-
 /** The token scope a procedure needs: its meta's, else `write` for a mutation and `read` for the rest. */
 export function scopeOf(meta: Meta | undefined, type: "query" | "mutation" | "subscription"): TokenScope {
   return meta?.scope ?? (type === "mutation" ? "write" : "read");
 }
 
-/**
- * A signed-in caller holding the permission declared in the procedure's meta. The same checks as a
- * public procedure's, in the one middleware: each layer of middlewares costs every call.
- */
+/** Who may call a procedure: a signed-in caller or anyone, and what its meta asks of their credentials. */
+export function admissionOf(
+  meta: Meta | undefined,
+  type: "query" | "mutation" | "subscription",
+  signedIn: boolean,
+): Admission {
+  return { signedIn, permission: meta?.permission, scope: scopeOf(meta, type), wholeAccount: meta?.wholeAccount };
+}
+
+/** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
+const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
+  if (!ctx.decided) admit(ctx.caller, admissionOf(meta, type, false));
+  const result = await next();
+  throwClassified(ctx, result);
+  return result;
+});
+
+/** A signed-in caller holding the permission declared in the procedure's meta. */
 export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  checkCredentials(ctx, meta, type);
-  const caller = ctx.caller;
-  if (!caller) throw unauthorized();
-  if (meta?.permission && !roleHasPermission(caller.role, meta.permission)) throw noPermission();
+  const caller =
+    ctx.decided && ctx.caller ? ctx.caller : admit(ctx.caller, { ...admissionOf(meta, type, true), signedIn: true });
   const result = await next({ ctx: { caller } });
   throwClassified(ctx, result);
   return result;
@@ -147,16 +151,27 @@ export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next
 const modpackIdInput = z.object({ id: z.uuid({ message: "Must be a UUID" }) });
 
 /**
- * Loads the modpack named by the raw input's `id` and applies the procedure's resource rule, so a
- * missing modpack (404) or a refused caller (403) is answered before the body is validated (400).
+ * Applies the procedure's resource rule to the modpack named by the raw input's `id`, before the
+ * input is validated: a malformed id answers 400, a missing modpack 404, a refused caller 403.
  */
-const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
+export async function authorizeModpackInput(
+  services: ServiceRegistry,
+  caller: Caller | null,
+  meta: Meta | undefined,
+  raw: unknown,
+  options: { members: boolean } = { members: meta?.modpackMembers === true },
+): Promise<ModpackAccess> {
   const need = meta?.modpackAccess;
   if (!need) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "modpackAccess missing from meta" });
-  const raw = await getRawInput();
   const parsed = modpackIdInput.safeParse(raw);
   if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
-  const modpack = await ctx.services.modpacks.authorize(ctx.caller, parsed.data.id, need);
+  return services.modpacks.authorize(caller, parsed.data.id, need, options);
+}
+
+/** The modpack the resource rule let through, as the REST route decided it or as decided here. */
+const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
+  const modpack =
+    ctx.decided?.access ?? (await authorizeModpackInput(ctx.services, ctx.caller, meta, await getRawInput()));
   // A read of the modpack answers what this version of its row (which its members, links and mods
   // move too) shows: its ETag.
   ctx.response.version = modpack.version;
@@ -209,19 +224,15 @@ type ProcedureFor<O extends OperationOptions> = O extends { modpackAccess: Modpa
  */
 export function operation<O extends OperationOptions>(options: O): ProcedureFor<O> {
   const { method, path, tags, summary, description, success, operationId, public: isPublic, ...rules } = options;
-  const rule = rules.modpackAccess ? modpackRuleText[rules.modpackAccess] : "";
-  const access = isPublic
-    ? "Public: no credentials needed."
-    : rules.permission
-      ? `Requires a signed-in caller (session cookie or Bearer token) whose role holds \`${rules.permission}\`.`
-      : "Requires a signed-in caller (session cookie or Bearer token).";
   const scope = rules.scope ?? (method === "GET" ? "read" : "write");
-  const tokenRule = [
-    scope === "read"
-      ? "A read-only API token may call it."
-      : "An API token needs the `write` scope (a read-only token answers 403 `Do not have permission`).",
-    ...(rules.wholeAccount ? ["A token limited to modpacks may not (403 `Do not have permission`)."] : []),
-  ].join(" ");
+  const admission: Admission = {
+    signedIn: !isPublic,
+    permission: rules.permission,
+    scope,
+    wholeAccount: rules.wholeAccount,
+  };
+  const resourceRule = rules.modpackAccess ? modpackRuleText[rules.modpackAccess] : undefined;
+  const access = admissionText(admission, { ...(resourceRule ? { resourceRule } : {}), readsCredentials: true });
   const meta: Meta = {
     ...rules,
     scope,
@@ -230,7 +241,7 @@ export function operation<O extends OperationOptions>(options: O): ProcedureFor<
       path,
       tags,
       summary,
-      description: `${description}\n\n${access}${rule ? ` ${rule}` : ""} ${tokenRule}`,
+      description: `${description}\n\n${access}`,
       operationId,
       protect: !isPublic,
       ...(success ? { successDescription: success } : {}),

@@ -1,13 +1,12 @@
 import {
+  type Admission,
+  admissionText,
+  admit,
   type Caller,
-  callerHasScope,
   errorBodySchema,
-  noPermission,
   noPermissionBodySchema,
   type Permission,
-  roleHasPermission,
   type TokenScope,
-  unauthorized,
   unauthorizedBodySchema,
 } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
@@ -151,24 +150,23 @@ function errorSchema(status: number, permission: boolean, declared: boolean): z.
   return errorBodySchema;
 }
 
-/** The token scope of a route: its own, else `read` for GET and `write` for the rest. */
-function scopeOf(definition: { method: Method; scope?: TokenScope | undefined }): TokenScope {
-  return definition.scope ?? (definition.method === "GET" ? "read" : "write");
-}
-
-/** What API tokens may call a route, in words. */
-function tokenRules(scope: TokenScope, wholeAccount: boolean): string[] {
-  return [
-    scope === "read" ? "A read-only API token may call it." : "An API token needs the `write` scope.",
-    ...(wholeAccount ? ["A token limited to modpacks may not."] : []),
-  ];
+/** Who may call a route: its permission, and its token scope (its own, else `read` for GET and `write` for the rest). */
+function admissionOf(route: Route): Admission {
+  const signedIn = route.permission !== "public";
+  return {
+    signedIn,
+    ...(signedIn ? { permission: route.permission as Permission } : {}),
+    scope: route.scope ?? (route.method === "GET" ? "read" : "write"),
+    wholeAccount: route.wholeAccount,
+  };
 }
 
 function operationOf(definition: Route): ZodOpenApiOperationObject {
   const { permission } = definition;
   const needsPermission = permission !== "public";
   const takesCaller = needsPermission || definition.optionalCaller === true;
-  const scope = scopeOf(definition);
+  const admission = admissionOf(definition);
+  const { scope } = admission;
   const descriptions: Record<number, string> = needsPermission
     ? {
         401: "No valid session cookie or Bearer token.",
@@ -189,12 +187,7 @@ function operationOf(definition: Route): ZodOpenApiOperationObject {
     tags: definition.tags,
     operationId: definition.operationId,
     summary: definition.summary,
-    description: [
-      needsPermission
-        ? `${definition.description}\n\nRequires a signed-in caller (session cookie or Bearer token) whose role holds \`${permission}\`.`
-        : definition.description,
-      ...(takesCaller ? tokenRules(scope, definition.wholeAccount === true) : []),
-    ].join(" "),
+    description: `${definition.description}\n\n${admissionText(admission, { readsCredentials: takesCaller })}`,
     ...(needsPermission ? { "x-permission": permission } : {}),
     ...(takesCaller ? { "x-token-scope": scope } : {}),
     "x-rate-limit": definition.rateLimit ?? "general",
@@ -229,17 +222,14 @@ export function defineRoute<
  * through `sendError`.
  */
 async function handle(route: Route, request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate) {
-  const { permission } = route;
+  const admission = admissionOf(route);
   let caller: Caller | null = null;
-  if (permission !== "public") {
-    caller = await authenticate(request, reply);
-    if (!caller) return sendError(reply, unauthorized());
-    if (!roleHasPermission(caller.role, permission)) return sendError(reply, noPermission());
-  } else if (route.optionalCaller) {
-    caller = await authenticate(request, reply);
+  try {
+    const credentials = admission.signedIn || route.optionalCaller ? await authenticate(request, reply) : null;
+    caller = admit(credentials, admission);
+  } catch (refusal) {
+    return sendError(reply, refusal);
   }
-  if (caller && !callerHasScope(caller, scopeOf(route))) return sendError(reply, noPermission());
-  if (caller?.modpackIds && route.wholeAccount) return sendError(reply, noPermission());
   const params = (route.params ?? z.object({})).safeParse(request.params ?? {});
   if (!params.success) return sendError(reply, invalidInput(params.error));
   const query = (route.query ?? z.object({})).safeParse(request.query ?? {});

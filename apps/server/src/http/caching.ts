@@ -1,14 +1,12 @@
 import { hash } from "node:crypto";
-import type { CacheRule, Caller, ModpackNeed } from "@modpack/contract";
+import type { CacheRule } from "@modpack/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 /**
- * The versions that answer `If-None-Match` before a read runs, each one indexed lookup: undefined
- * when the thing is missing or the caller may not read it (the read itself then answers why).
+ * The versions that answer `If-None-Match` before a read runs, besides a modpack's (its resource
+ * rule reads it): one indexed lookup, undefined when the thing is missing (the read then answers why).
  */
 export interface ReadValidators {
-  /** A modpack's read version, when the caller passes the resource rule `need`. */
-  modpack(caller: Caller | null, id: string, need: ModpackNeed): Promise<string | undefined>;
   /** A catalogue mod's read version. */
   mod(id: string): Promise<string | undefined>;
 }

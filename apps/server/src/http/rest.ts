@@ -1,20 +1,20 @@
 import {
+  admissionOf,
+  admit,
   appRouter,
+  authorizeModpackInput,
   badRequest,
   type Caller,
   type Context,
   createCallerFactory,
-  type Meta,
-  noPermission,
+  type ModpackAccess,
   type Operation,
   operations,
-  roleHasPermission,
   type Services,
-  unauthorized,
   uuid,
 } from "@modpack/contract";
 import { TRPCError } from "@trpc/server";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { classifyFailure, describeError, sendError } from "../edge/errors.js";
 import { type Authenticate, fastifyPath } from "../edge/routes.js";
 import { contentTag, matches, type ReadValidators, setCacheHeaders, versionTag } from "./caching.js";
@@ -32,6 +32,11 @@ const createCaller = createCallerFactory(appRouter);
 /** A procedure's context for one request: who calls, the services, and where the call writes its response. */
 export function contextOf(services: Services, request: FastifyRequest, caller: Caller | null): Context {
   return { caller, services, requestId: request.id, response: {}, classifyFailure };
+}
+
+/** The context of a REST call whose route decided the caller's admission and the modpack's rule. */
+function decidedContext(services: Services, request: FastifyRequest, caller: Caller | null, access?: ModpackAccess) {
+  return { ...contextOf(services, request, caller), decided: access ? { access } : {} };
 }
 
 /** Calls the procedure at `path` (`["modpacks", "get"]`) through tRPC's caller, with its raw input. */
@@ -74,35 +79,30 @@ function inputOf(request: FastifyRequest, operation: Operation): unknown {
   return { ...body, ...params };
 }
 
-/** The ETag of a read whose validator answers before it runs: 304 when `If-None-Match` names it. */
-async function notModified(
+/**
+ * The version of what a cacheable read will answer, known before it runs: the modpack's from its
+ * resource rule, a mod's from one indexed lookup; undefined when the read must run to tell.
+ */
+async function versionBefore(
   deps: ProcedureDependencies,
   request: FastifyRequest,
-  reply: FastifyReply,
-  meta: Meta,
-  caller: Caller | null,
-): Promise<boolean> {
-  const ifNoneMatch = request.headers["if-none-match"];
-  const rule = meta.cache;
+  validator: "modpack" | "mod" | undefined,
+  access: ModpackAccess | undefined,
+): Promise<string | undefined> {
+  if (validator === "modpack") return access?.version;
   const id = (request.params as { id?: string }).id;
-  if (!ifNoneMatch || !rule?.validator || id === undefined || !uuid.safeParse(id).success) return false;
-  const version = await (rule.validator === "mod"
-    ? deps.readValidators.mod(id)
-    : deps.readValidators.modpack(caller, id, meta.modpackAccess ?? "read")
-  ).catch(() => undefined);
-  if (version === undefined) return false;
-  const etag = versionTag(version, request.url);
-  if (!matches(ifNoneMatch, etag)) return false;
-  setCacheHeaders(request, reply, rule, etag);
-  return true;
+  if (validator !== "mod" || id === undefined || !uuid.safeParse(id).success) return undefined;
+  return deps.readValidators.mod(id).catch(() => undefined);
 }
 
 /**
  * Registers one Fastify route per REST operation of the contract, from the procedure's meta: its
- * method and path, its rate limit and its cache rule. Each route authenticates the caller, checks
- * the role permission, and calls the procedure with the request's input; the procedure answers the
- * resource rule (404/403) before it validates the input (400). Every failure is answered by
- * `sendError`; a success with the procedure's status and JSON, with an ETag on cacheable reads.
+ * method and path, its rate limit and its cache rule. Each route decides, once, everything that
+ * comes before the procedure's own work: the caller and their admission (401/403), the modpack's
+ * resource rule (404/403) before the input is validated (400), and, on a cacheable read whose
+ * version is known first, the `304`. The procedure takes those decisions from its context. Every
+ * failure is answered by `sendError`; a success with the procedure's status and JSON, with an ETag
+ * on cacheable reads.
  */
 export async function mountRest(app: FastifyInstance, deps: ProcedureDependencies): Promise<void> {
   for (const operation of operations()) {
@@ -117,15 +117,28 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
       handler: async (request, reply) => {
         try {
           const input = inputOf(request, operation);
-          const caller = await deps.authenticate(request, reply);
-          if (meta.openapi?.protect) {
-            if (!caller) throw unauthorized();
-            if (meta.permission && !roleHasPermission(caller.role, meta.permission)) throw noPermission();
+          const caller = admit(
+            await deps.authenticate(request, reply),
+            admissionOf(meta, operation.type, meta.openapi?.protect === true),
+          );
+          const rule = meta.cache;
+          const revalidates = request.method === "GET" && rule !== undefined && !!request.headers["if-none-match"];
+          // A revalidation is most often a 304: its rule's statement reads the modpack's row alone, and
+          // a read that still has to answer reads the rest after it.
+          const access = meta.modpackAccess
+            ? await authorizeModpackInput(deps.services, caller, meta, input ?? request.params, {
+                members: meta.modpackMembers === true && !revalidates,
+              })
+            : undefined;
+          if (revalidates && rule) {
+            const version = await versionBefore(deps, request, rule.validator, access);
+            const etag = version === undefined ? undefined : versionTag(version, request.url);
+            if (etag && matches(request.headers["if-none-match"], etag)) {
+              setCacheHeaders(request, reply, rule, etag);
+              return reply.code(304).send();
+            }
           }
-          if (request.method === "GET" && (await notModified(deps, request, reply, meta, caller))) {
-            return reply.code(304).send();
-          }
-          const ctx = contextOf(deps.services, request, caller);
+          const ctx = decidedContext(deps.services, request, caller, access);
           const data = await call(ctx, path, input);
           const status = ctx.response.status ?? meta.successStatus ?? 200;
           const body: string | undefined = JSON.stringify(data);

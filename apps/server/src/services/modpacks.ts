@@ -81,6 +81,27 @@ function toModpack(
   };
 }
 
+/** A member as the modpack's member rows and its owner's user row hold it. */
+interface MemberRow {
+  userId: string;
+  name: string;
+  image: string | null;
+  permission: string[];
+  isActive: boolean;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+}
+
+function toMember(row: MemberRow): Member {
+  return {
+    ...row,
+    image: row.image ?? "",
+    permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
 /** The active members of a modpack with their names, oldest first. */
 export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
   const rows = await db
@@ -100,14 +121,19 @@ export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> 
     .orderBy("modpackMembers.createdAt")
     .orderBy("modpackMembers.userId")
     .execute();
-  return rows.map((row) => ({
-    ...row,
-    image: row.image ?? "",
-    permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  }));
+  return rows.map(toMember);
 }
+
+/**
+ * The active members of the modpack a statement reads, oldest first, as one JSON array: a read of a
+ * modpack with its members is one statement.
+ */
+const membersJson = sql<MemberRow[]>`(select coalesce(json_agg(json_build_object(
+    'userId', m.user_id, 'name', u.name, 'image', u.image, 'permission', m.permission,
+    'isActive', m.is_active, 'createdAt', m.created_at, 'updatedAt', m.updated_at
+  ) order by m.created_at, m.user_id), '[]')
+  from modpack_members m join users u on u.id = m.user_id
+  where m.modpack_id = modpacks.id and m.is_active)`;
 
 /** A modpack with its members and metadata, as the single-modpack reads answer it. */
 export async function loadModpack(db: Db, id: string): Promise<Modpack> {
@@ -237,6 +263,7 @@ export async function authorizeModpack(
   caller: Pick<Caller, "userId" | "modpackIds"> | null,
   id: string,
   need: ModpackNeed,
+  options: { members?: boolean } = {},
 ): Promise<ModpackAccess> {
   // A token limited to other modpacks meets this one as a stranger would.
   const userId = caller && (!caller.modpackIds || caller.modpackIds.includes(id)) ? caller.userId : NO_USER;
@@ -253,6 +280,7 @@ export async function authorizeModpack(
     .select("modpackMembers.permission")
     .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
     .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
+    .$if(options.members === true, (query) => query.select(membersJson.as("members")))
     .where("modpacks.id", "=", id)
     .executeTakeFirst();
   if (!row) throw notFound("Modpack not found");
@@ -283,6 +311,7 @@ export async function authorizeModpack(
     isActive: row.isActive,
     version: `p${row.version}`,
     modpack: toModpack(row),
+    ...(row.members ? { members: row.members.map(toMember) } : {}),
   };
 }
 
@@ -291,8 +320,8 @@ export function modpacksService(db: Db): Services["modpacks"] {
   // every request, and query builders never change, so it is built once.
   const publicModpacks = db.selectFrom("modpacks").where(readableBy(null));
   return {
-    authorize(caller, id, need) {
-      return authorizeModpack(db, caller, id, need);
+    authorize(caller, id, need, options) {
+      return authorizeModpack(db, caller, id, need, options);
     },
 
     listPublic(input) {
@@ -372,7 +401,7 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     async get(access) {
-      return { ...access.modpack, members: await loadMembers(db, access.id) };
+      return { ...access.modpack, members: access.members ?? (await loadMembers(db, access.id)) };
     },
 
     async update(modpack, input) {

@@ -108,6 +108,7 @@ export const modpacksRouter = router({
     success: "The modpack with its members.",
     permission: "modpack.read",
     modpackAccess: "read",
+    modpackMembers: true,
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.get)
