@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import fastifyCookie from "@fastify/cookie";
 import fastifyCors from "@fastify/cors";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
@@ -9,6 +10,9 @@ import { bodyContainsNul, containsNul, parseJsonBody } from "./json-body.js";
 import { type RateLimits, registerRateLimits } from "./rate-limit.js";
 
 export const BODY_LIMIT = 1024 * 1024;
+
+/** How long the rest of an unread body may take to arrive before the answer goes out without it. */
+const DRAIN_TIMEOUT_MS = 10_000;
 
 /** Methods that carry a body (and change something). */
 export const bodyMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -46,6 +50,8 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+
+  drainUnreadBodies(app);
 
   // Cross-site request forgery: a cookie-authenticated write from a foreign origin is refused. A path
   // the service does not have is a 404 whatever the request (here and in the checks below).
@@ -113,4 +119,54 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
   });
   app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request)));
   return rateLimits;
+}
+
+/**
+ * An answer ready before its request's body was read whole (a refusal before the body: too large, not
+ * the route's type, no or too weak credentials) waits while the rest is read and discarded, as web
+ * servers' lingering close does. A client that sends its body without `Expect: 100-continue` is still
+ * writing it: if the connection closed with bytes unread, the kernel would answer them with a reset
+ * and the client would see a broken pipe instead of the status. Draining is bounded: a body declared
+ * larger than twice the route's limit is not waited for, one of unknown length gets one more limit's
+ * worth of bytes, and all of it `timeoutMs`; past a bound the answer goes out at once with
+ * `Connection: close`, and Node closes the connection after it.
+ */
+export function drainUnreadBodies(app: FastifyInstance, { timeoutMs = DRAIN_TIMEOUT_MS } = {}): void {
+  app.addHook("onSend", async (request, reply, payload) => {
+    const incoming = request.raw;
+    // `complete`: Node's parser has read the whole message; `readableEnded`: a reader has (an injected
+    // request, which has no socket, reports only this one).
+    if (incoming.complete || incoming.readableEnded || incoming.destroyed) return payload;
+    const limit = request.routeOptions.bodyLimit;
+    const declared = request.headers["content-length"];
+    const drained =
+      declared === undefined
+        ? await drain(incoming, limit, timeoutMs)
+        : Number(declared) <= 2 * limit && (await drain(incoming, 2 * limit, timeoutMs));
+    if (!drained) reply.header("connection", "close");
+    return payload;
+  });
+}
+
+/** Reads and discards the rest of a request: true once it ended within `maxBytes` and `timeoutMs`. */
+function drain(incoming: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const settle = (drained: boolean) => {
+      clearTimeout(timer);
+      incoming.off("data", count).off("end", ended).off("close", stopped).off("error", stopped);
+      // Past a bound nothing more is taken from the client; the connection closes after the answer.
+      if (!drained) incoming.pause();
+      resolve(drained);
+    };
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > maxBytes) settle(false);
+    };
+    const ended = () => settle(true);
+    const stopped = () => settle(false);
+    const timer = setTimeout(stopped, timeoutMs);
+    incoming.on("data", count).on("end", ended).on("close", stopped).on("error", stopped);
+    incoming.resume();
+  });
 }

@@ -39,8 +39,8 @@ function readStreamedBodies(app: FastifyInstance): void {
 /**
  * Scans a log as it arrives: bytes are decoded as UTF-8 (invalid sequences become U+FFFD) and split
  * into lines, each handed to the scanner and dropped, so memory stays flat whatever the log's size.
- * Past `MAX_START_LOG_BYTES` the rest is read and discarded, up to a bound, so the client reads the
- * 413 rather than a reset.
+ * Past `MAX_START_LOG_BYTES` it stops with a 413, leaving the request open (`destroyOnReturn: false`)
+ * so that the app drains the rest of the body and the client reads the answer rather than a reset.
  */
 async function scanStream(stream: Readable): Promise<LogScan> {
   const scanner = createLogScanner();
@@ -49,17 +49,9 @@ async function scanStream(stream: Readable): Promise<LogScan> {
   let rest = "";
   /** Inside a line longer than any game line: its start was read, the rest is skipped. */
   let skipping = false;
-  let tooLarge = false;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     bytes += chunk.length;
-    if (tooLarge) {
-      if (bytes > 2 * MAX_START_LOG_BYTES) break;
-      continue;
-    }
-    if (bytes > MAX_START_LOG_BYTES) {
-      tooLarge = true;
-      continue;
-    }
+    if (bytes > MAX_START_LOG_BYTES) throw httpError(413, "The log is larger than 16 MiB");
     const text = rest + decoder.decode(chunk, { stream: true });
     let start = 0;
     for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
@@ -75,7 +67,6 @@ async function scanStream(stream: Readable): Promise<LogScan> {
       rest = "";
     }
   }
-  if (tooLarge) throw httpError(413, "The log is larger than 16 MiB");
   rest += decoder.decode();
   if (rest !== "" && !skipping) scanner.line(rest);
   return scanner.result();
@@ -113,8 +104,8 @@ export function serverStartRoutes(deps: ServerStartRouteDependencies): RouteModu
       'Who may report: the owner and members, with a session or a token holding `write` or `report` (`{ "scopes": ["read", "report"], "modpackIds": ["<id>"] }` is a start script\'s token: it may read the pack and report, and change nothing). A signed-in stranger gets 403 even on a public modpack.',
     ].join("\n"),
     permission: "modpack.read",
-    // The scan stops reading at 16 MiB itself; Fastify's own bound must not answer first.
-    bodyLimit: 2 * MAX_START_LOG_BYTES,
+    // The scan enforces it (Fastify reads no streamed body); the app's drain of a refused body reads by it.
+    bodyLimit: MAX_START_LOG_BYTES,
     params: modpackParams,
     query: serverStartQuery,
     requestBody: {
