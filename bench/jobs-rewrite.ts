@@ -12,8 +12,8 @@
  */
 import { type Db, openDatabase } from "@modpack/server/db/database";
 import { migrateToLatest } from "@modpack/server/db/migrate";
+import { upsertWorkshopItems } from "@modpack/server/db/mods";
 import { runModUpdate } from "@modpack/server/jobs/mod-update";
-import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import { type FakeItem, fakeItem, startFakeSteam } from "@modpack/server/test/fixtures/steam-api";
 import { createWorkshopClient } from "@modpack/server/workshop/client";
 import { sql } from "kysely";

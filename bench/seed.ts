@@ -12,8 +12,8 @@ import { createModpackInput } from "@modpack/contract";
 import { upsertSignedInUser } from "@modpack/server/auth/accounts";
 import { createSessionStore } from "@modpack/server/auth/sessions";
 import type { Db } from "@modpack/server/db/database";
+import { upsertWorkshopItems } from "@modpack/server/db/mods";
 import { modpacksService } from "@modpack/server/services/modpacks";
-import { upsertWorkshopItems } from "@modpack/server/services/mods";
 import { sql } from "kysely";
 import { int, modItem, modpackDescription, modpackName, pick, rng, userNames } from "./data.js";
 

@@ -1,7 +1,7 @@
 import { createClient, type Notification } from "@modpack/client";
 import { EventSource } from "eventsource";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createNotifications } from "../src/services/notifications.js";
+import { createNotifications } from "../src/db/notifications.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { signIn } from "./support/users.js";
 

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNotifications } from "../src/services/notifications.js";
+import { createNotifications } from "../src/db/notifications.js";
 import {
   childEnv,
   npmInstall,

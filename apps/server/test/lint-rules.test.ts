@@ -16,17 +16,17 @@ const cases: Case[] = [
   {
     name: "an import circle between two modules",
     files: {
-      "apps/server/src/services/a.ts": 'import { b } from "./b.js";\nexport const a = () => b();\n',
-      "apps/server/src/services/b.ts": 'import { a } from "./a.js";\nexport const b = (): unknown => a;\n',
+      "apps/server/src/db/a.ts": 'import { b } from "./b.js";\nexport const a = () => b();\n',
+      "apps/server/src/db/b.ts": 'import { a } from "./a.js";\nexport const b = (): unknown => a;\n',
     },
     rule: "lint/suspicious/noImportCycles",
   },
   {
     name: "an import circle through a third module and type-only imports",
     files: {
-      "apps/server/src/services/a.ts": 'import type { C } from "./c.js";\nexport type A = { c?: C };\n',
-      "apps/server/src/services/b.ts": 'import type { A } from "./a.js";\nexport type B = { a?: A };\n',
-      "apps/server/src/services/c.ts": 'import type { B } from "./b.js";\nexport type C = { b?: B };\n',
+      "apps/server/src/db/a.ts": 'import type { C } from "./c.js";\nexport type A = { c?: C };\n',
+      "apps/server/src/db/b.ts": 'import type { A } from "./a.js";\nexport type B = { a?: A };\n',
+      "apps/server/src/db/c.ts": 'import type { B } from "./b.js";\nexport type C = { b?: B };\n',
     },
     rule: "lint/suspicious/noImportCycles",
   },
@@ -39,6 +39,49 @@ const cases: Case[] = [
     rule: "lint/style/noRestrictedImports",
   },
   {
+    name: "a service importing another service",
+    files: {
+      "apps/server/src/services/b.ts": "export const b = () => 1;\n",
+      "apps/server/src/services/a.ts": 'import { b } from "./b.js";\nexport const a = () => b();\n',
+    },
+    rule: "lint/style/noRestrictedImports",
+  },
+  {
+    name: "a service importing another service's types",
+    files: {
+      "apps/server/src/services/b.ts": "export type B = { b: number };\n",
+      "apps/server/src/services/a.ts": 'import type { B } from "./b.js";\nexport type A = { b?: B };\n',
+    },
+    rule: "lint/style/noRestrictedImports",
+  },
+  {
+    name: "a service importing the ports and the shared SQL of db/",
+    files: {
+      "apps/server/src/services/ports.ts": 'export const QUEUE = "queue";\n',
+      "apps/server/src/db/modpacks.ts": "export const loadModpack = () => 1;\n",
+      "apps/server/src/services/a.ts":
+        'import { loadModpack } from "../db/modpacks.js";\nimport { QUEUE } from "./ports.js";\nexport const a = () => [loadModpack(), QUEUE];\n',
+    },
+    rule: null,
+  },
+  {
+    name: "a db/ module importing a service",
+    files: {
+      "apps/server/src/services/modpacks.ts": "export const modpacksService = () => 1;\n",
+      "apps/server/src/db/a.ts":
+        'import { modpacksService } from "../services/modpacks.js";\nexport const a = () => modpacksService();\n',
+    },
+    rule: "lint/style/noRestrictedImports",
+  },
+  {
+    name: "a db/ module importing the queue ports",
+    files: {
+      "apps/server/src/services/ports.ts": 'export const QUEUE = "queue";\n',
+      "apps/server/src/db/a.ts": 'import { QUEUE } from "../services/ports.js";\nexport const a = QUEUE;\n',
+    },
+    rule: null,
+  },
+  {
     name: "a parser reaching into the database layer",
     files: {
       "apps/server/src/db/database.ts": "export const db = 1;\n",
@@ -49,8 +92,8 @@ const cases: Case[] = [
   {
     name: "modules importing in one direction only",
     files: {
-      "apps/server/src/services/a.ts": 'import { b } from "./b.js";\nexport const a = () => b();\n',
-      "apps/server/src/services/b.ts": "export const b = () => 1;\n",
+      "apps/server/src/db/a.ts": 'import { b } from "./b.js";\nexport const a = () => b();\n',
+      "apps/server/src/db/b.ts": "export const b = () => 1;\n",
     },
     rule: null,
   },

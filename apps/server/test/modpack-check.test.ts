@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upsertWorkshopItems } from "../src/db/mods.js";
 import { runModUpdate } from "../src/jobs/mod-update.js";
 import { CHECKS_AT_ONCE } from "../src/services/modpack-check.js";
-import { upsertWorkshopItems } from "../src/services/mods.js";
 import { type FakeSteam, fakeMod, fakeRequirementChain, startFakeSteam } from "./fixtures/steam-api.js";
 import { createModpack, notificationsOf, waitForExport } from "./support/modpacks.js";
 import { statementsOf } from "./support/query-count.js";

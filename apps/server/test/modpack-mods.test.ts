@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../src/auth/cookies.js";
-import { upsertWorkshopItems } from "../src/services/mods.js";
+import { upsertWorkshopItems } from "../src/db/mods.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { createModpack } from "./support/modpacks.js";
 import { statementsOf } from "./support/query-count.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { upsertWorkshopItems } from "../src/services/mods.js";
+import { upsertWorkshopItems } from "../src/db/mods.js";
 import { type FakeSteam, fakeItem, startFakeSteam } from "./fixtures/steam-api.js";
 import { statementsOf } from "./support/query-count.js";
 import { startTestService, type TestService } from "./support/service.js";

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordPendingInitialRevisions } from "../src/services/revision-records.js";
+import { recordPendingInitialRevisions } from "../src/db/modpack-revisions.js";
 import { type FakeSteam, fakeMod, startFakeSteam } from "./fixtures/steam-api.js";
 import { createModpack, startImport, waitForImport } from "./support/modpacks.js";
 import { insertModpack, insertMods } from "./support/rows.js";

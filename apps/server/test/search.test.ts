@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { upsertWorkshopItems } from "../src/services/mods.js";
+import { upsertWorkshopItems } from "../src/db/mods.js";
 import { createModpack } from "./support/modpacks.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordPendingInitialRevisions } from "../src/services/revision-records.js";
+import { recordPendingInitialRevisions } from "../src/db/modpack-revisions.js";
 import { freePort } from "./support/net.js";
 import { insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import type { LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordPendingInitialRevisions } from "../src/services/revision-records.js";
+import { recordPendingInitialRevisions } from "../src/db/modpack-revisions.js";
 import { addMembers, insertModpack, insertMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";

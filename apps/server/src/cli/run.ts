@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { type Config, ConfigError, envFiles, loadConfig, readEnvFiles } from "../config.js";
 import { type DatabaseHandle, DatabaseInUseError, openDatabase } from "../db/database.js";
 import { migrateToLatest } from "../db/migrate.js";
-import { recordPendingInitialRevisions } from "../services/revision-records.js";
+import { recordPendingInitialRevisions } from "../db/modpack-revisions.js";
 
 /**
  * Runs a command-line task on the migrated database of the configuration (`.env` files read

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { upsertWorkshopItems } from "../services/mods.js";
+import { upsertWorkshopItems } from "../db/mods.js";
 import type { WorkshopItem } from "../workshop/client.js";
 
 /**

@@ -1,10 +1,12 @@
 import { sql } from "kysely";
 import type { Job, JobResult } from "pg-boss";
 import type { Db } from "../db/database.js";
+import { loadEffectiveConfiguration } from "../db/export-configurations.js";
+import { checkConfiguration } from "../db/modpack-check.js";
+import { notify } from "../db/notifications.js";
+import { headerLines } from "../modpack/check.js";
+import { renderInputFor } from "../modpack/pack-mods.js";
 import { exportFileName, renderServerFileWithReport } from "../server-file/render.js";
-import { loadEffectiveConfiguration, renderInputFor } from "../services/exports.js";
-import { checkConfiguration, headerLines } from "../services/modpack-check.js";
-import { notify } from "../services/notifications.js";
 import { EXPORT_QUEUE, type JobQueue } from "../services/ports.js";
 import { publishExportFinished } from "../services/webhooks.js";
 import type { JobDefinition } from "./boss.js";

@@ -1,15 +1,16 @@
 import { TRPCError } from "@trpc/server";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { findRequirements } from "../db/mod-requirements.js";
+import { linkMods } from "../db/modpack-mods.js";
+import { type AnnounceRevision, recordRevision } from "../db/modpack-revisions.js";
+import { authorizeModpack } from "../db/modpacks.js";
+import { upsertWorkshopItems } from "../db/mods.js";
+import { notify } from "../db/notifications.js";
 import type { ImportFailure, ModRow } from "../db/schema.js";
-import { linkMods } from "../services/modpack-mods.js";
-import { authorizeModpack } from "../services/modpacks.js";
-import { upsertWorkshopItems } from "../services/mods.js";
-import { notify } from "../services/notifications.js";
+import { announceModpackChanged } from "../db/webhooks.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
-import { findRequirements } from "../services/requirements.js";
-import { type AnnounceRevision, recordRevision } from "../services/revision-records.js";
-import { announceModpackChanged, publishImportFinished } from "../services/webhooks.js";
+import { publishImportFinished } from "../services/webhooks.js";
 import {
   type ExpansionBounds,
   type WorkshopClient,

@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { ModRow } from "../db/schema.js";
-import { lockModsInOrder } from "../services/lock-order.js";
+import { lockModsInOrder } from "../db/lock-order.js";
 import {
   classifyChange,
   type Holder,
@@ -9,10 +8,11 @@ import {
   type ModChange,
   type ModChangeKind,
   publishModsUpdated,
-} from "../services/mod-changes.js";
-import { findNewErrors, type NewErrors, newErrorsText } from "../services/modpack-check.js";
-import { upsertWorkshopItems } from "../services/mods.js";
-import { createNotifications, type NewNotification } from "../services/notifications.js";
+} from "../db/mod-changes.js";
+import { findNewErrors, type NewErrors, newErrorsText } from "../db/modpack-check.js";
+import { upsertWorkshopItems } from "../db/mods.js";
+import { createNotifications, type NewNotification } from "../db/notifications.js";
+import type { ModRow } from "../db/schema.js";
 import { type JobQueue, MOD_UPDATE_QUEUE } from "../services/ports.js";
 import type { WorkshopClient, WorkshopItem } from "../workshop/client.js";
 import type { JobDefinition } from "./boss.js";

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { lockModsInOrder } from "../services/lock-order.js";
-import { keepWholeSelections, recordCatalogueRevisions } from "../services/revision-records.js";
+import { lockModsInOrder } from "../db/lock-order.js";
+import { keepWholeSelections, recordCatalogueRevisions } from "../db/modpack-revisions.js";
 import { PARSER_VERSION, parseDescription } from "../workshop/description.js";
 import type { JobDefinition } from "./boss.js";
 

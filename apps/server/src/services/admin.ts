@@ -1,12 +1,12 @@
 import { type JobStatus, notFound, type Services, unprocessable } from "@modpack/contract";
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { loadModpack } from "../db/modpacks.js";
+import { notify } from "../db/notifications.js";
+import { likePattern, listPage } from "../db/paging.js";
 import type { Database, UserRow } from "../db/schema.js";
-import { loadModpack } from "./modpacks.js";
-import { notify } from "./notifications.js";
-import { likePattern, listPage } from "./paging.js";
+import { toUser } from "../db/users.js";
 import type { JobQueue, RevocationPublisher } from "./ports.js";
-import { toUser } from "./users.js";
 
 function countByStatus(rows: { status: JobStatus; count: number | string }[]): Record<JobStatus, number> {
   const counts = { pending: 0, running: 0, completed: 0, failed: 0 };

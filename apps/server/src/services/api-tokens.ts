@@ -1,9 +1,9 @@
 import { type ApiToken, conflict, notFound, type Services, unprocessable } from "@modpack/contract";
 import type { Selectable } from "kysely";
 import type { Db } from "../db/database.js";
+import { readableBy } from "../db/modpacks.js";
+import { listPage } from "../db/paging.js";
 import type { ApiTokensTable } from "../db/schema.js";
-import { readableBy } from "./modpacks.js";
-import { listPage } from "./paging.js";
 import type { RevocationPublisher, TokenIssuer } from "./ports.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

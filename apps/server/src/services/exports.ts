@@ -9,24 +9,15 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { saveExportConfiguration } from "../db/export-configurations.js";
+import { activeModsQuery, loadEffectiveConfiguration, saveExportConfiguration } from "../db/export-configurations.js";
+import { recordRevision } from "../db/modpack-revisions.js";
+import { notify } from "../db/notifications.js";
 import type { ExportRow } from "../db/schema.js";
-import type { RenderMod } from "../server-file/render.js";
-import { notify } from "./notifications.js";
-import {
-  applyConfiguration,
-  type EffectiveConfiguration,
-  type PackMod,
-  type PackModColumns,
-  type SavedConfiguration,
-  toPackMod,
-  writtenIdsOf,
-} from "./pack-mods.js";
+import { announceModpackChanged } from "../db/webhooks.js";
+import { applyConfiguration, toPackMod } from "../modpack/pack-mods.js";
+import { checkUserLimit, fairPriority, lockUserQueue } from "../user-limits.js";
 import type { JobQueue } from "./ports.js";
 import { EXPORT_QUEUE } from "./ports.js";
-import { recordRevision } from "./revision-records.js";
-import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
-import { announceModpackChanged } from "./webhooks.js";
 
 export interface ExportsDependencies {
   db: Db;
@@ -50,88 +41,6 @@ const STALE_PENDING = sql<Date>`now() - interval '15 minutes'`;
 
 /** What `findDownload` needs: who may read a modpack. */
 export type DownloadDependencies = Pick<ExportsDependencies, "db" | "modpacks">;
-
-/**
- * The active mods of modpacks, each modpack's as one JSON array in the order they were added
- * (re-adding a removed mod moves it last), its keys named as `toPackMod` reads them. pg parses a
- * modpack's mods with one `JSON.parse`, and the CamelCasePlugin maps one row instead of copying a
- * row and six arrays for every mod, which the check and the server file of a large modpack feel.
- */
-function activeModsQuery(db: Db, modpackIds: string[]) {
-  return db
-    .selectFrom("modpackMods as link")
-    .innerJoin("mods", "mods.id", "link.modId")
-    .select([
-      "link.modpackId",
-      sql<PackModColumns[]>`json_agg(json_build_object(
-        'id', mods.id, 'name', mods.name, 'workshopId', mods.workshop_id,
-        'platformModIds', mods.platform_mod_ids, 'modIdsB41', mods.mod_ids_b41, 'modIdsB42', mods.mod_ids_b42,
-        'mapFolders', mods.map_folders, 'tags', mods.tags, 'requiredWorkshopIds', mods.required_workshop_ids,
-        'available', mods.is_active
-      ) order by link.added_at, link.id)`.as("mods"),
-    ])
-    .where("link.modpackId", "in", modpackIds)
-    .where("link.isActive", "=", true)
-    .groupBy("link.modpackId");
-}
-
-/**
- * The renderer's input for one version: each mod's ids for that version with its custom ids after
- * them, and the selection to match (custom ids always selected).
- */
-export function renderInputFor(
-  effective: EffectiveConfiguration,
-  version: GameVersion,
-): { mods: RenderMod[]; selected: Record<string, string[]> } {
-  const mods: RenderMod[] = [];
-  const selected: Record<string, string[]> = {};
-  for (const mod of effective.mods) {
-    const written = writtenIdsOf(mod, effective.configuration, version);
-    const custom = written.custom.filter((id) => !written.versionIds.includes(id));
-    mods.push({
-      id: mod.id,
-      name: mod.name,
-      workshopId: mod.workshopId,
-      mapFolders: mod.mapFolders,
-      platformModIds: [...written.versionIds, ...custom],
-    });
-    selected[mod.id] = [...written.selected, ...custom];
-  }
-  return { mods, selected };
-}
-
-/** The modpack's effective export configuration and its mods in load order, in two queries. */
-export async function loadEffectiveConfiguration(db: Db, modpackId: string): Promise<EffectiveConfiguration> {
-  const { active, saved } = (await loadModpackMods(db, [modpackId])).get(modpackId)!;
-  return applyConfiguration(active, saved);
-}
-
-/** The active mods (in the order they were added) and saved configuration of several modpacks, in two queries. */
-export async function loadModpackMods(
-  db: Db,
-  modpackIds: string[],
-): Promise<Map<string, { active: PackMod[]; saved: SavedConfiguration }>> {
-  const loaded = new Map<string, { active: PackMod[]; saved: SavedConfiguration }>();
-  if (modpackIds.length === 0) return loaded;
-  const [rows, saved] = await Promise.all([
-    activeModsQuery(db, modpackIds).execute(),
-    db
-      .selectFrom("exportConfigurations")
-      .select(["modpackId", "modsOrder", "modConfig"])
-      .where("modpackId", "in", modpackIds)
-      .execute(),
-  ]);
-  for (const id of modpackIds) loaded.set(id, { active: [], saved: undefined });
-  for (const row of rows) {
-    const entry = loaded.get(row.modpackId);
-    if (entry) entry.active = row.mods.map(toPackMod);
-  }
-  for (const row of saved) {
-    const entry = loaded.get(row.modpackId);
-    if (entry) entry.saved = { modsOrder: row.modsOrder, modConfig: row.modConfig ?? {} };
-  }
-  return loaded;
-}
 
 function toExportStatus(row: Omit<ExportRow, "content">, downloadUrl: (exportId: string) => string): ExportStatus {
   return {

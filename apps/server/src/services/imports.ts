@@ -7,11 +7,11 @@ import {
   unprocessable,
 } from "@modpack/contract";
 import type { Db } from "../db/database.js";
+import { notify } from "../db/notifications.js";
 import type { ImportRow } from "../db/schema.js";
-import { notify } from "./notifications.js";
+import { checkUserLimit, fairPriority, lockUserQueue } from "../user-limits.js";
 import type { JobQueue } from "./ports.js";
 import { IMPORT_QUEUE } from "./ports.js";
-import { checkUserLimit, fairPriority, lockUserQueue } from "./user-limits.js";
 
 /** An import reads the workshop for a while: a refused caller should wait a little. */
 const IMPORT_RETRY_AFTER_SECONDS = 30;

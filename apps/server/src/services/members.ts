@@ -1,8 +1,8 @@
 import { conflict, type Invitation, type Member, notFound, type Services, unprocessable } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { loadMembers } from "./modpacks.js";
-import { type NewNotification, notify } from "./notifications.js";
+import { loadMembers } from "../db/modpacks.js";
+import { type NewNotification, notify } from "../db/notifications.js";
 
 async function loadMember(db: Db, modpackId: string, userId: string): Promise<Member> {
   const members = await loadMembers(db, modpackId);

@@ -1,16 +1,16 @@
 import { conflict, notFound, type Services } from "@modpack/contract";
 import { type SqlBool, sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { findRequirements } from "../db/mod-requirements.js";
+import { linkColumns, linkMods } from "../db/modpack-mods.js";
+import { recordRevision } from "../db/modpack-revisions.js";
+import { changeModpack } from "../db/modpacks.js";
+import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "../db/mods.js";
+import { type AnySelect, listPage } from "../db/paging.js";
 import type { ModRow } from "../db/schema.js";
+import { announceModpackChanged } from "../db/webhooks.js";
 import type { WorkshopClient } from "../workshop/client.js";
-import { inLockOrder } from "./lock-order.js";
-import { changeModpack } from "./modpacks.js";
-import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "./mods.js";
-import { type AnySelect, listPage } from "./paging.js";
 import type { JobQueue } from "./ports.js";
-import { findRequirements } from "./requirements.js";
-import { recordRevision } from "./revision-records.js";
-import { announceModpackChanged } from "./webhooks.js";
 
 const sortColumns = {
   createdAt: "link.addedAt",
@@ -18,43 +18,9 @@ const sortColumns = {
   name: "link.modName",
 } as const;
 
-const linkColumns = ["id", "modpackId", "modId", "isActive", "createdAt"] as const;
-
 /** A link row as the contract answers it (without what the add call adds to it). */
 function toLink<Row extends { createdAt: Date }>(row: Row) {
   return { ...row, createdAt: row.createdAt.toISOString() };
-}
-
-/**
- * Links mods to a modpack in one statement, in the given order (each a microsecond after the one
- * before, so the default load order follows it); an active link is left alone and a removed one
- * comes back, added by `addedBy`. Answers the links this created or reactivated, in the given
- * order. The one way links are made, by adding a mod and by an import alike. The rows are written
- * in the catalogue's lock order (`inLockOrder`), as each reads its mod `for share`.
- */
-export async function linkMods(db: Db, modpackId: string, mods: Pick<ModRow, "id" | "workshopId">[], addedBy: string) {
-  // Each mod once, at its first place in the list.
-  const distinct = [...new Map(mods.map((mod) => [mod.id, mod])).values()];
-  if (distinct.length === 0) return [];
-  const position = new Map(distinct.map((mod, index) => [mod.id, index]));
-  const at = (modId: string) => sql<Date>`now() + ${position.get(modId)}::int * interval '1 microsecond'`;
-  const links = await db
-    .insertInto("modpackMods")
-    .values(inLockOrder(distinct).map((mod) => ({ modpackId, modId: mod.id, addedBy, addedAt: at(mod.id) })))
-    .onConflict((conflict) =>
-      conflict
-        .columns(["modpackId", "modId"])
-        .doUpdateSet((eb) => ({
-          isActive: true,
-          addedBy: eb.ref("excluded.addedBy"),
-          addedAt: eb.ref("excluded.addedAt"),
-          updatedAt: sql<Date>`now()`,
-        }))
-        .where("modpackMods.isActive", "=", false),
-    )
-    .returning(linkColumns)
-    .execute();
-  return links.sort((a, b) => (position.get(a.modId) ?? 0) - (position.get(b.modId) ?? 0));
 }
 
 /**

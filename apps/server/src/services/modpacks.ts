@@ -1,25 +1,20 @@
-import {
-  accessDenied,
-  type Caller,
-  type Member,
-  type MemberPermission,
-  type Modpack,
-  type ModpackAccess,
-  type ModpackNeed,
-  type ModpackSummary,
-  type MyModpackListInput,
-  memberPermissions,
-  notFound,
-  type Services,
-  unauthorized,
-} from "@modpack/contract";
-import { type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { type MyModpackListInput, notFound, type Services } from "@modpack/contract";
+import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
-import type { Database, ModpackRow, ModpackUpdate } from "../db/schema.js";
-import { modsInLockOrder } from "./lock-order.js";
-import { notify } from "./notifications.js";
-import { listPage, rowsByIds, searchTextCondition } from "./paging.js";
-import { recordRevision } from "./revision-records.js";
+import { modsInLockOrder } from "../db/lock-order.js";
+import { recordRevision } from "../db/modpack-revisions.js";
+import {
+  authorizeModpack,
+  changeModpack,
+  loadMembers,
+  loadModpack,
+  readableBy,
+  toModpack,
+  toModpackSummary,
+} from "../db/modpacks.js";
+import { notify } from "../db/notifications.js";
+import { listPage, rowsByIds, searchTextCondition } from "../db/paging.js";
+import type { Database, ModpackUpdate } from "../db/schema.js";
 
 /** The columns a modpack summary answers: a list reads no more of each row (not its search text). */
 const summaryColumns = [
@@ -35,158 +30,6 @@ const summaryColumns = [
   "modpacks.createdAt",
   "modpacks.updatedAt",
 ] as const;
-
-type SummaryRow = Pick<
-  ModpackRow,
-  | "id"
-  | "name"
-  | "description"
-  | "avatarUrl"
-  | "platformUrl"
-  | "ownerId"
-  | "isPublic"
-  | "isVerified"
-  | "isActive"
-  | "createdAt"
-  | "updatedAt"
->;
-
-export function toModpackSummary(row: SummaryRow): ModpackSummary {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    avatarUrl: row.avatarUrl,
-    platformUrl: row.platformUrl,
-    owner: row.ownerId,
-    isPublic: row.isPublic,
-    isVerified: row.isVerified,
-    isActive: row.isActive,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-const memberPermissionValues = new Set<string>(memberPermissions);
-
-/** A modpack row as the single-modpack reads answer it, without its members. */
-function toModpack(
-  row: SummaryRow & Pick<ModpackRow, "metadata" | "revision" | "lastGoodB41" | "lastGoodB42">,
-): Omit<Modpack, "members"> {
-  return {
-    ...toModpackSummary(row),
-    metadata: row.metadata ?? {},
-    revision: row.revision,
-    lastGoodRevision: { "41x": row.lastGoodB41, "42x": row.lastGoodB42 },
-  };
-}
-
-/** A member as the modpack's member rows and its owner's user row hold it. */
-interface MemberRow {
-  userId: string;
-  name: string;
-  image: string | null;
-  permission: string[];
-  isActive: boolean;
-  createdAt: Date | string;
-  updatedAt: Date | string;
-}
-
-function toMember(row: MemberRow): Member {
-  return {
-    ...row,
-    image: row.image ?? "",
-    permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
-    createdAt: new Date(row.createdAt).toISOString(),
-    updatedAt: new Date(row.updatedAt).toISOString(),
-  };
-}
-
-/** The active members of a modpack with their names, oldest first. */
-export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
-  const rows = await db
-    .selectFrom("modpackMembers")
-    .innerJoin("users", "users.id", "modpackMembers.userId")
-    .select([
-      "modpackMembers.userId",
-      "users.name",
-      "users.image",
-      "modpackMembers.permission",
-      "modpackMembers.isActive",
-      "modpackMembers.createdAt",
-      "modpackMembers.updatedAt",
-    ])
-    .where("modpackMembers.modpackId", "=", modpackId)
-    .where("modpackMembers.isActive", "=", true)
-    .orderBy("modpackMembers.createdAt")
-    .orderBy("modpackMembers.userId")
-    .execute();
-  return rows.map(toMember);
-}
-
-/**
- * The active members of the modpack a statement reads, oldest first, as one JSON array: a read of a
- * modpack with its members is one statement.
- */
-const membersJson = sql<MemberRow[]>`(select coalesce(json_agg(json_build_object(
-    'userId', m.user_id, 'name', u.name, 'image', u.image, 'permission', m.permission,
-    'isActive', m.is_active, 'createdAt', m.created_at, 'updatedAt', m.updated_at
-  ) order by m.created_at, m.user_id), '[]')
-  from modpack_members m join users u on u.id = m.user_id
-  where m.modpack_id = modpacks.id and m.is_active)`;
-
-/** A modpack with its members and metadata, as the single-modpack reads answer it. */
-export async function loadModpack(db: Db, id: string): Promise<Modpack> {
-  const [row, members] = await Promise.all([
-    db.selectFrom("modpacks").selectAll().where("id", "=", id).executeTakeFirst(),
-    loadMembers(db, id),
-  ]);
-  if (!row) throw notFound("Modpack not found");
-  return { ...toModpack(row), members };
-}
-
-/** Writes changes (none: only the time) to a modpack's row and moves its `updatedAt` to now. */
-export async function changeModpack(db: Db, id: string, changes: ModpackUpdate = {}): Promise<void> {
-  await db
-    .updateTable("modpacks")
-    .set({ ...changes, updatedAt: sql<Date>`now()` })
-    .where("id", "=", id)
-    .execute();
-}
-
-/**
- * Who may read a modpack: the one rule every read follows, as a condition on a `modpacks` row.
- * While it is active: everyone when it is public, otherwise its owner and its active members. An
- * archived modpack: its owner alone, and only where archived modpacks are asked for
- * (`includeArchived`: reading one by id, so it can be restored; the caller's own list on request);
- * anywhere else it is left out. With no caller: the active public modpacks. `authorize` turns a
- * refusal into 404 when the modpack is archived, 403 when it is active.
- */
-export function readableBy(
-  caller: Pick<Caller, "userId" | "modpackIds"> | null,
-  options: { includeArchived?: boolean | undefined } = {},
-) {
-  return (eb: ExpressionBuilder<Database, "modpacks">) => {
-    const isActive = eb("modpacks.isActive", "=", true);
-    const isPublic = eb("modpacks.isPublic", "=", true);
-    if (!caller) return eb.and([isActive, isPublic]);
-    const isOwner = eb("modpacks.ownerId", "=", caller.userId);
-    const isMember = eb.exists(
-      eb
-        .selectFrom("modpackMembers")
-        .select(sql.lit(1).as("one"))
-        .whereRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .where("modpackMembers.userId", "=", caller.userId)
-        .where("modpackMembers.isActive", "=", true),
-    );
-    const rule = options.includeArchived
-      ? eb.or([isOwner, eb.and([isActive, eb.or([isPublic, isMember])])])
-      : eb.and([isActive, eb.or([isPublic, isOwner, isMember])]);
-    if (!caller.modpackIds) return rule;
-    // A token limited to modpacks reads those as its user would, and any other as a stranger.
-    return eb.or([eb.and([isActive, isPublic]), eb.and([eb("modpacks.id", "in", caller.modpackIds), rule])]);
-  };
-}
 
 /** The number of public, active modpacks as of the last analyse; null when the index is gone. */
 const publicModpackCount = sql<
@@ -243,76 +86,6 @@ export function copyName(original: string): string {
     base += char;
   }
   return `${base.length < original.length ? base.trimEnd() : base}${COPY_SUFFIX}`;
-}
-
-/** The user id no caller has: an anonymous access check runs the same query with it. */
-const NO_USER = "00000000-0000-0000-0000-000000000000";
-
-/**
- * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
- * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Reads
- * follow `readableBy`; changes need the owner or a member holding the permission, and an archived
- * modpack only its owner. The access carries the row it read, and its version (`p<version>`): a read
- * of the modpack's answer is never older than that version.
- */
-/** A restore changes links, order and selection: a member needs all three permissions. */
-const RESTORE_NEEDS = ["add-mod", "remove-mod", "configure"] as const;
-
-export async function authorizeModpack(
-  db: Db,
-  caller: Pick<Caller, "userId" | "modpackIds"> | null,
-  id: string,
-  need: ModpackNeed,
-  options: { members?: boolean } = {},
-): Promise<ModpackAccess> {
-  // A token limited to other modpacks meets this one as a stranger would.
-  const userId = caller && (!caller.modpackIds || caller.modpackIds.includes(id)) ? caller.userId : NO_USER;
-  // The modpack, the caller's active membership, and the read rule for the caller and for anyone.
-  const row = await db
-    .selectFrom("modpacks")
-    .leftJoin("modpackMembers", (join) =>
-      join
-        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .on("modpackMembers.userId", "=", userId)
-        .on("modpackMembers.isActive", "=", true),
-    )
-    .selectAll("modpacks")
-    .select("modpackMembers.permission")
-    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
-    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
-    .$if(options.members === true, (query) => query.select(membersJson.as("members")))
-    .where("modpacks.id", "=", id)
-    .executeTakeFirst();
-  if (!row) throw notFound("Modpack not found");
-  const isOwner = row.ownerId === userId;
-  if (need === "public") {
-    // `public` asks whether anyone may read it.
-    if (!row.readableByAnyone) throw notFound("Modpack not found");
-  } else if (need === "read") {
-    // Rule 1 before rule 4: a private pack asks an anonymous caller to sign in first.
-    if (!row.readable) throw !row.isActive ? notFound("Modpack not found") : caller ? accessDenied() : unauthorized();
-  } else if (!row.isActive && !isOwner) {
-    // Changing a modpack: an archived one only by its owner (who may restore it).
-    throw notFound("Modpack not found");
-  } else if (need === "owner") {
-    if (!isOwner) throw accessDenied();
-  } else if (need === "member") {
-    if (!isOwner && !row.permission) throw accessDenied();
-  } else if (need === "restore") {
-    const held = row.permission ?? [];
-    if (!isOwner && !RESTORE_NEEDS.every((permission) => held.includes(permission))) throw accessDenied();
-  } else if (!isOwner && !row.permission?.includes(need)) {
-    throw accessDenied();
-  }
-  return {
-    id: row.id,
-    name: row.name,
-    ownerId: row.ownerId,
-    isActive: row.isActive,
-    version: `p${row.version}`,
-    modpack: toModpack(row),
-    ...(row.members ? { members: row.members.map(toMember) } : {}),
-  };
 }
 
 export function modpacksService(db: Db): Services["modpacks"] {

@@ -2,13 +2,13 @@ import { type ModpackAccess, notFound, type Revision, type Services } from "@mod
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { type SavedExportConfiguration, saveExportConfiguration } from "../db/export-configurations.js";
-import { linkMods } from "./modpack-mods.js";
-import { changeModpack } from "./modpacks.js";
-import { listPage } from "./paging.js";
+import { linkMods } from "../db/modpack-mods.js";
+import { recordRevision, stateAt, statesAt } from "../db/modpack-revisions.js";
+import { changeModpack } from "../db/modpacks.js";
+import { listPage } from "../db/paging.js";
+import { announceModpackChanged } from "../db/webhooks.js";
+import { compareStates, type RevisionMod } from "../modpack/revision-state.js";
 import type { JobQueue } from "./ports.js";
-import { recordRevision, stateAt, statesAt } from "./revision-records.js";
-import { compareStates, type RevisionMod } from "./revision-state.js";
-import { announceModpackChanged } from "./webhooks.js";
 
 export interface RevisionsDependencies {
   db: Db;

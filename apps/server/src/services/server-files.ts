@@ -9,14 +9,15 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { loadEffectiveConfiguration } from "../db/export-configurations.js";
+import { checkConfiguration } from "../db/modpack-check.js";
+import { stateAt } from "../db/modpack-revisions.js";
+import { authorizeModpack } from "../db/modpacks.js";
+import { headerLines } from "../modpack/check.js";
+import { applyConfiguration, type EffectiveConfiguration, type PackMod, renderInputFor } from "../modpack/pack-mods.js";
 import { mergeMap, patchServerFile, readEntries } from "../server-file/patch.js";
 import { BASE_MAP, renderServerFileWithReport, type ServerFileLines } from "../server-file/render.js";
-import { loadEffectiveConfiguration, renderInputFor } from "./exports.js";
-import { checkConfiguration, headerLines } from "./modpack-check.js";
-import { authorizeModpack } from "./modpacks.js";
-import { applyConfiguration, type EffectiveConfiguration, type PackMod } from "./pack-mods.js";
-import { stateAt } from "./revision-records.js";
-import type { WorkGate } from "./user-limits.js";
+import type { WorkGate } from "../user-limits.js";
 
 /** Which file: the game version, how 42x names its ids, and the revision it is pinned to (the current state when left out). */
 export interface ServerFileRequest {

@@ -8,13 +8,13 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
+import { stateAt } from "../db/modpack-revisions.js";
+import { authorizeModpack } from "../db/modpacks.js";
+import { notify } from "../db/notifications.js";
+import { listPage } from "../db/paging.js";
 import type { ServerStartsTable } from "../db/schema.js";
+import type { RevisionMod } from "../modpack/revision-state.js";
 import type { LogFinding, LogScan } from "../server-log/scan.js";
-import { authorizeModpack } from "./modpacks.js";
-import { notify } from "./notifications.js";
-import { listPage } from "./paging.js";
-import { stateAt } from "./revision-records.js";
-import type { RevisionMod } from "./revision-state.js";
 
 /** What a start script says besides its log: the version, the revision it started with, how it ended. */
 export interface StartReport {
@@ -158,26 +158,6 @@ export async function recordServerStart(
     }
     return toServerStart(row);
   });
-}
-
-/** The latest report of a version, when it is of `revision`: its error findings, for the check. */
-export async function latestStartErrors(
-  db: Db,
-  modpackId: string,
-  version: GameVersion,
-  revision: number,
-): Promise<ServerStartFinding[]> {
-  const latest = await db
-    .selectFrom("serverStarts")
-    .select(["revision", "findings"])
-    .where("modpackId", "=", modpackId)
-    .where("version", "=", version)
-    .orderBy("createdAt", "desc")
-    .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  if (!latest || latest.revision !== revision) return [];
-  return latest.findings.filter((finding) => finding.severity === "error");
 }
 
 /** The start reports of a modpack, for its owner and members (the procedure's rule). */

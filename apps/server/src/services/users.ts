@@ -1,10 +1,6 @@
-import { notFound, type Services, type User } from "@modpack/contract";
+import { notFound, type Services } from "@modpack/contract";
 import type { Db } from "../db/database.js";
-import type { UserRow } from "../db/schema.js";
-
-export function toUser(row: UserRow): User {
-  return { id: row.id, name: row.name, email: row.email ?? "", role: row.role, image: row.image ?? "" };
-}
+import { toUser } from "../db/users.js";
 
 /** The signed-in caller's session (or API token) and user. */
 export function sessionService(db: Db): Services["session"] {

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   conflict,
   MAX_WEBHOOKS_PER_MODPACK,
@@ -13,14 +12,14 @@ import {
 } from "@modpack/contract";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { renderEvent } from "../webhooks/render.js";
+import { statesAt } from "../db/modpack-revisions.js";
+import { notify } from "../db/notifications.js";
+import { publishEvent, queueDeliveries } from "../db/webhooks.js";
+import { compareStates } from "../modpack/revision-state.js";
 import { newWebhookSecret, openSecret, sealSecret } from "../webhooks/secrets.js";
 import type { SendOutcome } from "../webhooks/send.js";
 import { isDiscordWebhook, maskUrl, refuseTarget, type TargetRules } from "../webhooks/targets.js";
-import { notify } from "./notifications.js";
-import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
-import { statesAt } from "./revision-records.js";
-import { compareStates } from "./revision-state.js";
+import { type JobQueue, WEBHOOK_DELIVERY_QUEUE } from "./ports.js";
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const PREVIOUS_SECRET_HOURS = 24;
@@ -80,59 +79,6 @@ function cancelPending(db: Db, which: { id: string } | { webhookId: string }, re
     .where((eb) => eb.and(which))
     .where("status", "=", "pending")
     .execute();
-}
-
-/**
- * Queues one event to each given webhook: a pending first attempt in the log and its delivery job,
- * in one transaction, so a job exists only for a logged attempt. Answers the attempts' ids.
- */
-async function queueDeliveries(
-  deps: Pick<WebhookDependencies, "db" | "jobs">,
-  targets: Pick<Webhook, "id" | "format">[],
-  event: WebhookEvent,
-): Promise<string[]> {
-  if (targets.length === 0) return [];
-  const eventId = `msg_${randomUUID()}`;
-  return deps.db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .insertInto("webhookDeliveries")
-      .values(
-        targets.map((target) => ({
-          webhookId: target.id,
-          eventId,
-          eventType: event.type,
-          body: renderEvent(target.format, event),
-          attempt: 1,
-        })),
-      )
-      .returning(["id", "webhookId"])
-      .execute();
-    for (const row of rows) {
-      await deps.jobs.send(WEBHOOK_DELIVERY_QUEUE, { deliveryId: row.id }, { db: trx, group: { id: row.webhookId } });
-    }
-    return rows.map((row) => row.id);
-  });
-}
-
-/**
- * Sends an event of a modpack to every active webhook of it that subscribes to the event's type;
- * nothing while the modpack is archived. Answers how many deliveries were queued.
- */
-export async function publishEvent(
-  deps: Pick<WebhookDependencies, "db" | "jobs">,
-  modpackId: string,
-  event: WebhookEvent,
-): Promise<number> {
-  const targets = await deps.db
-    .selectFrom("webhooks")
-    .innerJoin("modpacks", "modpacks.id", "webhooks.modpackId")
-    .select(["webhooks.id", "webhooks.format"])
-    .where("webhooks.modpackId", "=", modpackId)
-    .where("webhooks.isActive", "=", true)
-    .where("modpacks.isActive", "=", true)
-    .where(sql<boolean>`${event.type} = any(webhooks.events)`)
-    .execute();
-  return (await queueDeliveries(deps, targets, event)).length;
 }
 
 /** One delivery attempt as the worker needs it: the body, the target and the secrets that sign it. */
@@ -486,36 +432,6 @@ export async function publishExportFinished(deps: Pick<WebhookDependencies, "db"
       error: row.status === "failed" ? row.error : null,
     },
   });
-}
-
-/**
- * Announces a new revision in the modpack's `modpack.changed` event, in the recording transaction,
- * when a webhook of the modpack wants the event: the first revision of a window queues the job that
- * sends the event `windowSeconds` later; while it waits, later revisions join it (one queued job per
- * modpack). Answers whether the event is wanted (the revision then waits for it).
- */
-export function announceModpackChanged(deps: { jobs: Pick<JobQueue, "send">; windowSeconds: number }) {
-  return async (trx: Db, modpackId: string): Promise<boolean> => {
-    const wanted = await trx
-      .selectFrom("webhooks")
-      .select("id")
-      .where("modpackId", "=", modpackId)
-      .where("isActive", "=", true)
-      .where(sql<boolean>`'modpack.changed' = any(events)`)
-      .limit(1)
-      .executeTakeFirst();
-    if (!wanted) return false;
-    await deps.jobs.send(
-      MODPACK_CHANGED_QUEUE,
-      { modpackId },
-      {
-        db: trx,
-        singletonKey: modpackId,
-        ...(deps.windowSeconds >= 1 ? { startAfter: new Date(Date.now() + deps.windowSeconds * 1000) } : {}),
-      },
-    );
-    return true;
-  };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ExportConfiguration } from "@modpack/contract";
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
-import type { Db } from "../db/database.js";
-import type { Database, RevisionReason } from "../db/schema.js";
-import { applyConfiguration, idLookup, toPackMod, writtenIdsOf } from "./pack-mods.js";
-import { byKey, type KeyedMod, planRevision, type RevisionMod } from "./revision-state.js";
+import { applyConfiguration, idLookup, toPackMod, writtenIdsOf } from "../modpack/pack-mods.js";
+import { byKey, type KeyedMod, planRevision, type RevisionMod } from "../modpack/revision-state.js";
+import type { Db } from "./database.js";
+import type { Database, RevisionReason } from "./schema.js";
 
 /*
  * Recording a modpack's revisions: every path that changes what goes into the pack's server file

@@ -116,3 +116,28 @@ export function applyConfiguration(active: PackMod[], saved: SavedConfiguration)
   }
   return { configuration: { modsOrder: ordered.map((mod) => mod.id), modConfig }, mods: ordered };
 }
+
+/**
+ * The renderer's input for one version: each mod's ids for that version with its custom ids after
+ * them, and the selection to match (custom ids always selected).
+ */
+export function renderInputFor(
+  effective: EffectiveConfiguration,
+  version: GameVersion,
+): { mods: RenderMod[]; selected: Record<string, string[]> } {
+  const mods: RenderMod[] = [];
+  const selected: Record<string, string[]> = {};
+  for (const mod of effective.mods) {
+    const written = writtenIdsOf(mod, effective.configuration, version);
+    const custom = written.custom.filter((id) => !written.versionIds.includes(id));
+    mods.push({
+      id: mod.id,
+      name: mod.name,
+      workshopId: mod.workshopId,
+      mapFolders: mod.mapFolders,
+      platformModIds: [...written.versionIds, ...custom],
+    });
+    selected[mod.id] = [...written.selected, ...custom];
+  }
+  return { mods, selected };
+}

@@ -1,7 +1,7 @@
-import type { Db } from "../db/database.js";
-import type { ImportFailure, ModRow } from "../db/schema.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem } from "../workshop/client.js";
+import type { Db } from "./database.js";
 import { upsertWorkshopItems } from "./mods.js";
+import type { ImportFailure, ModRow } from "./schema.js";
 
 /** How many required items one add or import follows at most. */
 const MAX_REQUIREMENTS = 500;

@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import type { WebhookEvent } from "@modpack/contract";
 import { sql } from "kysely";
-import type { Db } from "../db/database.js";
-import type { ModRow } from "../db/schema.js";
+import { buildModIdsOf } from "../modpack/pack-mods.js";
+import type { JobQueue } from "../services/ports.js";
 import type { WorkshopItem } from "../workshop/client.js";
 import { idsForBuild } from "../workshop/description.js";
+import type { Db } from "./database.js";
 import type { NewErrors } from "./modpack-check.js";
-import { buildModIdsOf } from "./pack-mods.js";
-import type { JobQueue } from "./ports.js";
+import type { ModRow } from "./schema.js";
 import { publishEvent } from "./webhooks.js";
 
 export type ModChangeKind = "updated" | "breaking" | "requirements" | "removed";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../db/database.js";
+import type { Db } from "./database.js";
 
 /**
  * The one order in which writers lock several catalogue rows: by workshop id, compared as plain

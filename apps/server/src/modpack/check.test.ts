@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildsOfTags, checkModpack, headerLines } from "./modpack-check.js";
+import { buildsOfTags, checkModpack, headerLines } from "./check.js";
 import { applyConfiguration, distinctIds, idLookup, type PackMod } from "./pack-mods.js";
 
 function mod(name: string, overrides: Partial<PackMod> = {}): PackMod {

@@ -1,7 +1,7 @@
 import { serviceBusy, tooManyRequests } from "@modpack/contract";
 import { sql } from "kysely";
 import pLimit from "p-limit";
-import type { Db } from "../db/database.js";
+import type { Db } from "./db/database.js";
 
 /**
  * Serializes one user's requests of one kind until the transaction ends, on every instance, so a

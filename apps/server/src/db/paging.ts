@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { badRequest, MAX_PAGE_DEPTH, type Paged } from "@modpack/contract";
 import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
-import type { Db } from "../db/database.js";
-import type { Database } from "../db/schema.js";
+import type { Db } from "./database.js";
+import type { Database } from "./schema.js";
 
 /** `%` and `_` in user text match themselves in ILIKE patterns. */
 export function likePattern(search: string): string {

@@ -1,0 +1,209 @@
+import { isDeepStrictEqual } from "node:util";
+import { badGateway, type Mod, unprocessable, workshopIdOf } from "@modpack/contract";
+import { type RawBuilder, type SqlBool, sql } from "kysely";
+import { buildModIdsOf } from "../modpack/pack-mods.js";
+import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
+import { PARSER_VERSION } from "../workshop/description.js";
+import type { Db } from "./database.js";
+import { inLockOrder } from "./lock-order.js";
+import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
+import { type AnySelect, searchTextCondition } from "./paging.js";
+import type { ModRow } from "./schema.js";
+
+/*
+ * The catalogue's rows as the services and jobs that add, find and list mods share them: the one
+ * upsert of workshop items, the resolution of a reference to a mod, and the search and tag conditions.
+ */
+
+export const HTTP_URL = /^https?:\/\//i;
+const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
+
+export function toMod(row: ModRow): Mod {
+  return {
+    id: row.id,
+    name: row.name,
+    workshopId: row.workshopId,
+    platformModId: row.platformModIds,
+    buildModIds: buildModIdsOf(row),
+    mapFolders: row.mapFolders,
+    requiredWorkshopIds: row.requiredWorkshopIds,
+    description: row.description,
+    avatarUrl: row.avatarUrl ?? "",
+    tags: row.tags,
+    isActive: row.isActive,
+    timeUpdated: row.timeUpdated?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Adds workshop items to the catalogue or refreshes the ones already there, in one statement
+ * (duplicates in the input count once, the last one winning). Answers the rows in the items' order
+ * (a duplicate at its first place), whatever order the statement wrote them in, each with the
+ * `xmax = 0` flag of the upsert: `inserted` is true when the statement added the row.
+ */
+export async function upsertWorkshopItems(db: Db, items: WorkshopItem[]): Promise<(ModRow & { inserted: boolean })[]> {
+  const byId = new Map<string, WorkshopItem>();
+  for (const item of items) byId.set(item.workshopId, item);
+  if (byId.size === 0) return [];
+  // What the rows wrote into server files before: a change of it is a revision of the packs holding them.
+  const before = await db
+    .selectFrom("mods")
+    .select(["workshopId", ...FILE_COLUMNS])
+    .where("workshopId", "=", sql<string>`any(${[...byId.keys()]}::text[])`)
+    .execute();
+  const rows = await db
+    .insertInto("mods")
+    .values(
+      inLockOrder(byId.values()).map((item) => ({
+        workshopId: item.workshopId,
+        name: item.title,
+        description: item.description,
+        avatarUrl: item.previewUrl,
+        platformModIds: item.platformModIds,
+        modIdsB41: item.buildModIds?.["41x"] ?? null,
+        modIdsB42: item.buildModIds?.["42x"] ?? null,
+        parserVersion: PARSER_VERSION,
+        mapFolders: item.mapFolders,
+        requiredWorkshopIds: item.requiredWorkshopIds,
+        tags: item.tags,
+        timeUpdated: item.timeUpdated,
+        isActive: true,
+      })),
+    )
+    .onConflict((conflict) =>
+      conflict.column("workshopId").doUpdateSet((eb) => ({
+        name: eb.ref("excluded.name"),
+        description: eb.ref("excluded.description"),
+        avatarUrl: eb.ref("excluded.avatarUrl"),
+        platformModIds: eb.ref("excluded.platformModIds"),
+        modIdsB41: eb.ref("excluded.modIdsB41"),
+        modIdsB42: eb.ref("excluded.modIdsB42"),
+        parserVersion: eb.ref("excluded.parserVersion"),
+        mapFolders: eb.ref("excluded.mapFolders"),
+        requiredWorkshopIds: eb.ref("excluded.requiredWorkshopIds"),
+        tags: eb.ref("excluded.tags"),
+        timeUpdated: eb.ref("excluded.timeUpdated"),
+        isActive: true,
+        updatedAt: sql<Date>`now()`,
+      })),
+    )
+    .returningAll()
+    .returning(sql<boolean>`(xmax = 0)`.as("inserted"))
+    .execute();
+  const old = new Map(before.map((row) => [row.workshopId, row]));
+  const changed = rows.flatMap((row) => {
+    const previous = old.get(row.workshopId);
+    return previous && FILE_COLUMNS.some((column) => !isDeepStrictEqual(previous[column], row[column]))
+      ? [{ modId: row.id, before: previous.platformModIds, after: row.platformModIds }]
+      : [];
+  });
+  if (changed.length > 0) {
+    await keepWholeSelections(db, changed);
+    await recordCatalogueRevisions(
+      db,
+      changed.map((change) => change.modId),
+    );
+  }
+  const order = new Map([...byId.keys()].map((workshopId, index) => [workshopId, index]));
+  return rows.sort((a, b) => (order.get(a.workshopId) ?? 0) - (order.get(b.workshopId) ?? 0));
+}
+
+/** The catalogue columns a server file reads. */
+const FILE_COLUMNS = ["platformModIds", "modIdsB41", "modIdsB42", "mapFolders", "requiredWorkshopIds"] as const;
+
+/** The one workshop item behind an id, or the reason it cannot be a mod (422), or 502. */
+export async function fetchItem(workshop: WorkshopClient, workshopId: string): Promise<WorkshopItemResult> {
+  let results: WorkshopItemResult[];
+  try {
+    results = await workshop.getItems([workshopId]);
+  } catch (error) {
+    if (error instanceof WorkshopError) throw badGateway(WORKSHOP_UNREACHABLE);
+    throw error;
+  }
+  return results[0] ?? { ok: false, workshopId, reason: "missing" };
+}
+
+function refusal(result: Extract<WorkshopItemResult, { ok: false }>) {
+  switch (result.reason) {
+    case "collection":
+      return unprocessable(
+        `Workshop item ${result.workshopId} is a collection; import it with POST /modpacks/{id}/import`,
+      );
+    case "wrong_game":
+      return unprocessable(`Workshop item ${result.workshopId} is not a Project Zomboid item`);
+    default:
+      return unprocessable(`Workshop item ${result.workshopId} does not exist or is not available`);
+  }
+}
+
+/**
+ * Finds the catalogue mod a reference names: a workshop URL or id (fetched from the workshop and
+ * added when the catalogue does not have it yet), or an in-game mod id already in the catalogue.
+ * `created` is true when this call added the mod to the catalogue.
+ */
+export async function resolveModReference(
+  db: Db,
+  workshop: WorkshopClient,
+  reference: string,
+): Promise<{ mod: ModRow; created: boolean }> {
+  const text = reference.trim();
+  const workshopId = workshopIdOf(text);
+  if (workshopId !== null) {
+    const known = await db.selectFrom("mods").selectAll().where("workshopId", "=", workshopId).executeTakeFirst();
+    if (known) return { mod: known, created: false };
+    const result = await fetchItem(workshop, workshopId);
+    if (!result.ok) throw refusal(result);
+    const [row] = await upsertWorkshopItems(db, [result.item]);
+    if (!row) throw new Error(`upserting workshop item ${workshopId} returned no row`);
+    const { inserted, ...mod } = row;
+    return { mod, created: inserted };
+  }
+  if (HTTP_URL.test(text)) throw unprocessable("Not a Steam Workshop URL");
+  // Several workshop items may ship the same in-game id: the active one updated last wins.
+  const mod = await db
+    .selectFrom("mods")
+    .selectAll()
+    .where(sql<SqlBool>`${sql.ref("platformModIds")} @> array[${text}]::text[]`)
+    .orderBy("isActive", "desc")
+    .orderBy("updatedAt", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (!mod) throw unprocessable(`No mod in the catalogue has in-game id ${text}; add it by workshop URL or id`);
+  return { mod, created: false };
+}
+
+/**
+ * Every word in the name, description or workshop id (substrings, ignoring case and accents: see
+ * `searchTextCondition`), or the search is exactly an in-game id, or a workshop id or URL.
+ */
+export function modSearchCondition(search: string): RawBuilder<SqlBool> {
+  const workshopId = workshopIdOf(search);
+  const exactWorkshopId = workshopId === null ? sql`` : sql` or ${sql.ref("mods.workshopId")} = ${workshopId}`;
+  return sql<SqlBool>`(${searchTextCondition("mods.searchText", search)} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[]${exactWorkshopId})`;
+}
+
+/**
+ * Mods carrying any of the tags: the catalogue's `mods.tags` (uses the GIN index on `tags`), or the
+ * copy a modpack's links keep (`link.modTags`).
+ */
+export function modTagsCondition(
+  tags: string[],
+  column: "mods.tags" | "link.modTags" = "mods.tags",
+): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} && array[${sql.join(tags)}]::text[]`;
+}
+
+/**
+ * Each link's catalogue row, as `mods`, by its primary key (`offset 0` keeps the lateral a nested
+ * loop driven by the links): sorts and filters work on a modpack's rows, never on a walk of the
+ * whole catalogue.
+ */
+export function withModRows(links: AnySelect, modId: "link.modId" | "page.modId"): AnySelect {
+  return links.innerJoinLateral(
+    (eb) => eb.selectFrom("mods").selectAll("mods").where("mods.id", "=", sql.ref<string>(modId)).offset(0).as("mods"),
+    (join) => join.onTrue(),
+  );
+}
