@@ -54,7 +54,10 @@ export function searchTextCondition(column: "mods.searchText" | "modpacks.search
   )})`;
 }
 
-/** Counts above this are the planner's estimate (`totalExact: false`), not an exact count. */
+/**
+ * An unfiltered list that grows with the catalogue counts its rows exactly up to this many (an
+ * index-only count), and above it answers the planner's estimate (`totalExact: false`).
+ */
 const EXACT_COUNT_LIMIT = 1_000;
 
 /** A select from any of the service's tables and joins. */
@@ -67,15 +70,21 @@ type RowsOf<Row> = SelectQueryBuilder<any, any, Row>;
  * The rows of `table` whose ids `ids` selects (as column `id`), each read by primary key, as a
  * derived table named like the table (so `mods.name` and `selectAll("mods")` read it as usual).
  * `offset 0` keeps the lateral a nested loop: Postgres otherwise reads the whole table into a hash
- * or merge join to find a few thousand of its rows.
+ * or merge join to find a few thousand of its rows. `carried` columns of `ids` (snake_case) come
+ * along beside the table's own.
  */
 export function rowsByIds<Q>(
   db: Db,
   table: "mods" | "modpacks" | "users",
   // biome-ignore lint/suspicious/noExplicitAny: a select of ids from any of the service's tables
   ids: SelectQueryBuilder<Database, any, { id: string }>,
+  carried: string[] = [],
 ): Q {
-  const rows = sql`(select t.* from (${ids}) as hit cross join lateral (select * from ${sql.table(table)} where id = hit.id offset 0) as t)`;
+  const extra = sql.join(
+    carried.map((column) => sql`, ${sql.ref(`hit.${column}`)}`),
+    sql``,
+  );
+  const rows = sql`(select t.*${extra} from (${ids}) as hit cross join lateral (select * from ${sql.table(table)} where id = hit.id offset 0) as t)`;
   // The derived table has exactly the table's columns under the table's name.
   return db.selectFrom(rows.as(table)) as unknown as Q;
 }
@@ -142,14 +151,17 @@ function decodeCursor(cursor: string, cursorKey: string, type: SortType): Positi
   return { value, id };
 }
 
-/** The planner's estimate of the rows a query matches, at least EXACT_COUNT_LIMIT + 1. */
+/**
+ * The planner's estimate of the rows a query matches: `explain` plans the query without running
+ * it, from the tables' statistics (for a search, the share of the search text's histogram that
+ * holds the words).
+ */
 async function estimatedCount(db: Db, rows: AnySelect): Promise<number> {
   const { sql: text, parameters } = rows.select(sql.lit(1).as("one")).compile();
   const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
     CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]),
   );
-  const estimate = Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
-  return Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate));
+  return Math.round(Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0));
 }
 
 /** Counts the rows of `rows` up to one past EXACT_COUNT_LIMIT: a count that stops there. */
@@ -177,10 +189,8 @@ async function boundedTotal(
   estimate?: number | null,
 ): Promise<{ total: number; exact: boolean }> {
   if (counted <= EXACT_COUNT_LIMIT) return { total: counted, exact: true };
-  if (typeof estimate === "number" && estimate >= 0) {
-    return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(estimate)), exact: false };
-  }
-  return { total: await estimatedCount(db, rows), exact: false };
+  const known = typeof estimate === "number" && estimate >= 0 ? estimate : await estimatedCount(db, rows);
+  return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(known)), exact: false };
 }
 
 /** The number of rows a query matches, cheaply (see `boundedTotal`), in statements of its own. */
@@ -190,9 +200,10 @@ async function boundedCount(db: Db, rows: AnySelect): Promise<{ total: number; e
 }
 
 /**
- * How many rows of the sort order a large match set's page walks, at least, before it reads every
- * match instead (see `sortWalk`): about the rows the small-set read has just read, so a failed walk
- * at most doubles that work. A page further down walks proportionally further.
+ * How many rows of the sort order a filtered page walks, at least, before it reads every match
+ * instead (see `sortWalk`): enough to find a page of a word in one row in fifty, few enough that a
+ * walk that finds none costs no more than sorting about as many matches. A page further down walks
+ * proportionally further.
  */
 const WALK_ROWS = EXACT_COUNT_LIMIT;
 const WALK_ROWS_PER_ROW = 20;
@@ -220,13 +231,16 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   /**
    * How the total is counted when the page alone cannot say it (a first page shorter than the
    * limit says it: then nothing more is sent). `bounded`: exactly up to EXACT_COUNT_LIMIT, the
-   * planner's estimate above (`totalExact: false`), for sets that grow with the catalogue. `exact`:
-   * `count(*)`, for a set bounded by its owner (one user's modpacks, one modpack's mods); it goes
-   * in the page's statement, where counting a set that small costs less than a round trip of its own.
-   * `withPage`: `count(*) over ()` in the page's own statement, for a small set read in one
-   * statement.
+   * planner's estimate above (`totalExact: false`), for an unfiltered set that grows with the
+   * catalogue. `matched`: for a search or filter over such a set, only as far as the page reads,
+   * as search engines count: exact when the page's own statement read every match, else the
+   * planner's estimate; counting every match of a common word would read all of them for a page of
+   * twenty. `exact`: `count(*)`, for a set bounded by its owner (one user's modpacks, one modpack's
+   * mods); it goes in the page's statement, where counting a set that small costs less than a round
+   * trip of its own. `withPage`: `count(*) over ()` in the page's own statement, for a small set
+   * read in one statement.
    */
-  count: "bounded" | "exact" | "withPage";
+  count: "bounded" | "matched" | "exact" | "withPage";
   /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
   countRows?: AnySelect;
   /**
@@ -236,21 +250,22 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    */
   estimate?: RawBuilder<number | null>;
   /**
-   * For a filtered `bounded` list: the first statement reads the matches in whatever order their
-   * indexes give them, stops past EXACT_COUNT_LIMIT, and sorts them in memory: a set that small is
-   * then paged and counted exactly in that one statement, however its matches lie in the sort
-   * order. Only a larger set reads a page again (see `sortWalk`) and estimates its total.
-   */
-  smallSet?: boolean;
-  /**
-   * A large match set of a list that grows with the catalogue: its unfiltered rows (`from`, named
-   * `table`) and its filter. Its page walks the sort index through a bounded number of rows
-   * (WALK_ROWS_PER_ROW per row wanted, at least WALK_ROWS), which finds a page of matches spread
-   * through the sort order; when they cluster further down, it reads every match's id and sort
-   * value from the filter's own indexes and sorts those instead, so no page walks far through rows
-   * that do not match. Both in one statement: the second is only run when the first fell short.
+   * For `matched`, the matches of a list that grows with the catalogue: its unfiltered rows
+   * (`from`, named `table`) and its filter. The page walks the sort index through a bounded number
+   * of rows (WALK_ROWS_PER_ROW per row wanted, at least WALK_ROWS), which finds a page of matches
+   * spread through the sort order; when they are fewer or cluster further down, it reads every
+   * match's id and sort value from the filter's own indexes, counts and sorts those instead, so no
+   * page walks far through rows that do not match. Both in one statement: the second is only run
+   * when the first fell short.
    */
   sortWalk?: { table: "mods" | "modpacks"; from: Q; filter: (rows: Q) => Q };
+  /**
+   * For `matched`, a set no index gives in the sort's order (a modpack's mods by a catalogue
+   * column): the page's statement sorts every match's id and sort value, so it counts them in
+   * passing, and reads the page's rows by id. Without this or `sortWalk`, the page is the planner's
+   * plan of `rows` in the sort's order (a modpack's links walked along their own index).
+   */
+  everyMatch?: boolean;
   /** False for a list without cursors: no `cursor`, no `nextCursor` or `totalExact` in the answer. */
   cursors?: boolean;
   toItem: (row: Row) => Item;
@@ -278,6 +293,8 @@ interface PageKeys {
   sortValue: string;
   cursorId: string;
   fullCount?: number | string;
+  /** Every match of a `matched` list, when the page's statement read them all. */
+  matchCount?: number | string | null;
   boundedCount?: number;
   exactCount?: number;
   estimate?: number | null;
@@ -387,48 +404,22 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     return answer(found, total, true);
   }
 
-  if (spec.count === "bounded" && spec.smallSet) {
-    // The matches up to one past the exact-count limit, in the order their indexes give them, as
-    // sort values and ids only, counted by a window over them; the page is cut after the count, at
-    // the position, and only then are its own rows read, by id: a match set of a third of a large
-    // catalogue never sorts a thousand whole rows.
-    const matched = db
-      .selectFrom(
-        spec.rows
-          .select([sql.ref(column).as("pageSort"), sql.ref(id).as("cursorId")])
-          .limit(EXACT_COUNT_LIMIT + 1)
-          .as("matched"),
-      )
-      .selectAll("matched")
-      .select(sql<number>`count(*) over ()`.as("fullCount"));
-    const cut = db
-      .selectFrom(matched.as("cut"))
-      .selectAll("cut")
-      .$if(position !== undefined, (query) => query.where(after("cut.pageSort", "cut.cursorId")))
-      .orderBy(sql.ref("cut.pageSort"), order)
-      .orderBy(sql.ref("cut.cursorId"), order)
-      .limit(limit + 1)
-      .offset(offset);
-    const pageRows = spec.rows.innerJoin(cut.as("cut"), (join) => join.onRef("cut.cursorId", "=", id)) as Q;
-    const found = await completed(
-      keyed(pageRows)
-        .select([sql.ref("cut.pageSort").as("pageSort"), sql.ref("cut.fullCount").as("fullCount")])
-        .orderBy(sql.ref("cut.pageSort"), order)
-        .orderBy(sql.ref("cut.cursorId"), order),
-    );
-    const first = found[0];
-    if (first && Number(first.fullCount) <= EXACT_COUNT_LIMIT) return answer(found, Number(first.fullCount), true);
-    if (!first) {
-      if (!position && offset === 0) return answer([], 0, true);
-      // Nothing at this position or offset: the set may be small and past its end, or large.
-      const counted = await boundedCount(db, spec.rows);
-      if (counted.exact) return answer([], counted.total, true);
+  if (spec.count === "matched") {
+    const found = await (spec.sortWalk ? readWalk(spec.sortWalk) : spec.everyMatch ? readEveryMatch() : readPage());
+    const known = totalOfPage(found);
+    if (known !== undefined) return answer(found, known, true);
+    const counted = found[0]?.matchCount;
+    // A walk's count past a position is of the matches after it only; every match's is of all.
+    if (counted !== undefined && counted !== null && (!position || spec.everyMatch)) {
+      return answer(found, Number(counted), true);
     }
-    const [large, total] = await Promise.all([
-      spec.sortWalk ? readWalk(spec.sortWalk) : readPage(),
-      estimatedCount(db, spec.rows),
-    ]);
-    return answer(large, total, false);
+    // A page past the end has no row to carry a count, and its reader needs the real one to page back.
+    if (found.length === 0 && !position) return answer(found, await countExactly(), true);
+    // The page did not read every match: the planner's estimate, never fewer than the rows the
+    // page proves there are.
+    const estimate = await estimatedCount(db, spec.rows);
+    const least = (position ? (page - 1) * limit : offset) + found.length;
+    return answer(found, Math.max(estimate, least), false);
   }
 
   if (spec.count === "bounded") {
@@ -451,14 +442,43 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   return answer(found, counted === undefined ? await countExactly() : Number(counted), true);
 
   /**
-   * A large match set's page (see `sortWalk`): the matches among the first rows of the sort order,
-   * from the position on; when they are fewer than the rows wanted, every match's id and sort
-   * value instead, sorted. Then the page's rows by primary key.
+   * Every match's sort value and id, counted by a window over them all; the page is cut after the
+   * count, at the position, and only then are its own rows read, by id: a match set of a third of
+   * a modpack never sorts its whole rows.
+   */
+  function readEveryMatch() {
+    const matched = db
+      .selectFrom(spec.rows.select([sql.ref(column).as("pageSort"), sql.ref(id).as("cursorId")]).as("matched"))
+      .selectAll("matched")
+      .select(sql<number>`count(*) over ()`.as("matchCount"));
+    const cut = db
+      .selectFrom(matched.as("cut"))
+      .selectAll("cut")
+      .$if(position !== undefined, (query) => query.where(after("cut.pageSort", "cut.cursorId")))
+      .orderBy(sql.ref("cut.pageSort"), order)
+      .orderBy(sql.ref("cut.cursorId"), order)
+      .limit(limit + 1)
+      .offset(offset);
+    const pageRows = spec.rows.innerJoin(cut.as("cut"), (join) => join.onRef("cut.cursorId", "=", id)) as Q;
+    return completed(
+      keyed(pageRows)
+        .select([sql.ref("cut.pageSort").as("pageSort"), sql.ref("cut.matchCount").as("matchCount")])
+        .orderBy(sql.ref("cut.pageSort"), order)
+        .orderBy(sql.ref("cut.cursorId"), order),
+    );
+  }
+
+  /**
+   * A filtered page of a list that grows with the catalogue (see `sortWalk`): the matches among
+   * the first rows of the sort order, from the position on; when they are fewer than the rows
+   * wanted, every match's id and sort value instead, counted and sorted. Then the page's rows by
+   * primary key.
    */
   function readWalk(walk: NonNullable<ListCommon<Q, Row, Item>["sortWalk"]>) {
     const wanted = offset + limit + 1;
     const from = position ? (walk.from.where(after(column, id)) as Q) : walk.from;
     const ids = (rows: Q) => rows.select([sql.ref(id).as("id"), sql.ref(column).as("pageSort")]);
+    const uncounted = (rows: Q) => ids(rows).select(sql<null>`null::bigint`.as("matchCount"));
     const walked = db.selectFrom(
       from
         .selectAll(walk.table)
@@ -467,11 +487,15 @@ export async function listPage<Q extends AnySelect, Row, Item>(
         .limit(Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted))
         .as(walk.table),
     ) as unknown as Q;
-    const along = ids(walk.filter(walked)).orderBy(sql.ref(column), order).orderBy(sql.ref(id), order).limit(wanted);
+    const along = uncounted(walk.filter(walked))
+      .orderBy(sql.ref(column), order)
+      .orderBy(sql.ref(id), order)
+      .limit(wanted);
     // `offset 0` keeps the sort order's index out of the second: the filter's indexes find the matches.
     const everyMatch = db
       .selectFrom(ids(walk.filter(from)).offset(0).as("match"))
       .selectAll("match")
+      .select(sql<number>`count(*) over ()`.as("matchCount"))
       .orderBy(sql.ref("match.pageSort"), order)
       .orderBy(sql.ref("match.id"), order)
       .limit(wanted);
@@ -482,10 +506,10 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       union all
       select * from (${everyMatch}) as every_match where not ${enough}
     )`;
-    const rows = rowsByIds<Q>(db, walk.table, db.selectFrom(picked.as("picked")).selectAll("picked"));
+    const rows = rowsByIds<Q>(db, walk.table, db.selectFrom(picked.as("picked")).selectAll("picked"), ["match_count"]);
     return completed(
       keyed(rows)
-        .select(sql.ref(column).as("pageSort"))
+        .select([sql.ref(column).as("pageSort"), sql.ref(`${walk.table}.matchCount`).as("matchCount")])
         .orderBy(sql.ref(column), order)
         .orderBy(sql.ref(id), order)
         .limit(limit + 1)

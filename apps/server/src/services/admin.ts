@@ -46,8 +46,7 @@ export function adminService(db: Db, jobs: JobQueue, revocations: RevocationPubl
               .where((eb) => eb.or([eb("users.name", "ilike", pattern), eb("users.email", "ilike", pattern)]))
           : db.selectFrom("users"),
         sort: { column: "users.createdAt", type: "timestamptz", order: "desc", id: "users.id" },
-        count: "bounded",
-        smallSet: pattern !== undefined,
+        count: pattern === undefined ? "bounded" : "matched",
         columns: (rows) => rows.selectAll("users"),
         // Counted for the page's users only.
         completePage: (page) => page.select(modpackCount("page.id")),

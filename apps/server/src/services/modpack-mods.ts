@@ -61,10 +61,10 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
       const common = {
         list: "modpackMods",
         filters: { modpackId: modpack.id, search, tags },
-        // The modpack's size is bounded by the modpack: exact. A search within it counts exactly up
-        // to 1,000 matches and then estimates, as the catalogue does: an exact count checks every
-        // one of a large modpack's mods for the word.
-        ...(search ? { count: "bounded" as const, smallSet: true } : { count: "exact" as const }),
+        // The modpack's size is bounded by the modpack: exact. A search within it counts only the
+        // matches its page read, as the catalogue does: an exact count would test every one of a
+        // large modpack's mods for the words.
+        ...(search ? { count: "matched" as const, everyMatch: sortBy === "updatedAt" } : { count: "exact" as const }),
         sort,
         toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };
@@ -78,10 +78,12 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
           completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
         });
       }
-      // A search joins the catalogue freely, so the planner weighs the two ways to find the matches:
-      // the catalogue's trigram indexes (few matches in the catalogue, then semi-joined to the
-      // modpack's links) or the modpack's links each checked by primary key (a common word). The
-      // cost follows the matches or the modpack, whichever is smaller, never the catalogue.
+      // A search joins the catalogue freely, so the planner weighs the ways to find the matches: the
+      // modpack's links along their own index in the page's order (load order or name), each mod
+      // tested by primary key until the page is full; the links each tested and then sorted (by a
+      // catalogue column, where the page reads and counts every match); or the catalogue's trigram
+      // indexes (a word rare in the catalogue), joined to the links. The cost follows the page, the
+      // matches or the modpack, never the catalogue.
       const matching = search
         ? ownLinks.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search))
         : withModRows(ownLinks, "link.modId");

@@ -58,13 +58,12 @@ function listModpacks(
       order: sortOrder,
       id: "modpacks.id",
     },
-    count,
+    count: count === "bounded" && search ? "matched" : count,
     ...(count === "bounded" && !search && estimate && { estimate }),
-    // The public list grows with the catalogue: a search's matches are read from the trigram index,
-    // sorted and counted in one statement while they are few, and a larger set walks the sort index
-    // a bounded distance, else sorts its matches. One user's modpacks are one small set already.
-    ...(count === "bounded" &&
-      search && { smallSet: true, sortWalk: { table: "modpacks" as const, from: matching, filter } }),
+    // The public list grows with the catalogue: a search's page walks the sort index a bounded
+    // distance, else sorts every match from the trigram index, and counts only what it read. One
+    // user's modpacks are one small set already, counted in the page's statement.
+    ...(count === "bounded" && search && { sortWalk: { table: "modpacks" as const, from: matching, filter } }),
     columns: (rows) => rows.select(summaryColumns),
     toItem: toModpackSummary,
   });

@@ -89,15 +89,15 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           .where("link.modpackId", "in", readable(modpackId))
           .where("link.isActive", "=", true);
         if (tags.length > 0) links = links.where(modTagsCondition(tags, "link.modTags"));
-        // Joined freely: the planner finds a search's matches from the trigram indexes or from the
-        // modpack's links, whichever is cheaper (see modpack-mods.ts).
+        // A search tests each link's mod by primary key along that index and stops at the page's
+        // last row; the page counts only the matches it read (see modpack-mods.ts).
         if (search) links = links.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search));
         const result = await listPage(db, input, {
           list: "mods",
           filters: { search, tags, modpackId },
           rows: links,
           sort: { column: "link.modName", cursorName: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
-          ...(search ? { count: "bounded" as const, smallSet: true } : { count: "exact" as const }),
+          count: search ? "matched" : "exact",
           columns: (rows) => rows.select("link.modId"),
           completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
@@ -128,20 +128,21 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         toItem: toMod,
       };
       if (!modpackId) {
-        // The catalogue: a filter's matches are read from its indexes, sorted and counted in one
-        // statement while they are few; a larger set walks the sort index a bounded distance and
-        // otherwise sorts the matches (listPage's `smallSet` and `sortWalk`).
+        // The catalogue: a filter's page walks the sort index a bounded distance, else sorts every
+        // match read from the filter's indexes, and counts only what it read (listPage's `matched`
+        // and `sortWalk`).
         return listPage(db, input, {
           ...common,
           rows: filter(catalogue),
-          count: "bounded",
-          ...(filtered && { smallSet: true, sortWalk: { table: "mods" as const, from: catalogue, filter } }),
+          ...(filtered
+            ? { count: "matched" as const, sortWalk: { table: "mods" as const, from: catalogue, filter } }
+            : { count: "bounded" as const }),
         });
       }
-      // One modpack's mods are counted exactly, a search among them as the modpack's own list
-      // counts it (exactly up to 1,000 matches, then estimated), like the catalogue. A search joins
-      // the catalogue freely, so the planner finds the matches from the trigram index or from the
-      // modpack's links, whichever is cheaper (see modpack-mods.ts); otherwise each link's row is
+      // One modpack's mods are counted exactly. A search among them is sorted by a catalogue
+      // column no index of the links holds, so its page reads every match of the modpack (each
+      // link's mod by primary key, or the trigram index's matches joined to the links, whichever
+      // the planner finds cheaper) and counts them as it sorts them; otherwise each link's row is
       // read by primary key.
       const links = db
         .selectFrom("modpackMods")
@@ -154,7 +155,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
       const result = await listPage(db, input, {
         ...common,
         rows: filter(inModpack),
-        ...(search ? { count: "bounded" as const, smallSet: true } : { count: "exact" as const }),
+        ...(search ? { count: "matched" as const, everyMatch: true } : { count: "exact" as const }),
       });
       // Tell an empty modpack from one the caller may not read.
       if (modpackId && result.pagination.total === 0 && !(await readable(modpackId).executeTakeFirst())) {

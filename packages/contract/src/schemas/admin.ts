@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { roles } from "../permissions.js";
 import { exampleTime, timestamp, uuid } from "./common.js";
-import { cursorParam, limitParam, paged, pageParam, searchParam } from "./pagination.js";
+import { cursorParam, limitParam, paged, pageParam, SEARCH_TOTAL_RULE, searchParam } from "./pagination.js";
 import { userExample, userSchema } from "./session.js";
 
 export const adminUserSchema = userSchema
@@ -17,7 +17,7 @@ export const adminUserListInput = z.object({
   page: pageParam,
   cursor: cursorParam,
   limit: limitParam(20),
-  search: searchParam.meta({ description: "Case-insensitive match on name or email" }),
+  search: searchParam.meta({ description: `Case-insensitive match on name or email. ${SEARCH_TOTAL_RULE}` }),
 });
 
 export const updateUserRoleInput = z.object({ id: uuid, role: z.enum(roles).meta({ example: "admin" }) });

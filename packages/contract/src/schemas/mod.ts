@@ -6,6 +6,7 @@ import {
   paged,
   pageParam,
   queryBoolean,
+  SEARCH_TOTAL_RULE,
   searchParam,
   sortByParam,
   sortOrderParam,
@@ -131,8 +132,7 @@ export function acceptModAttributeSpelling(raw: unknown): unknown {
 }
 
 const modSearchParam = searchParam.meta({
-  description:
-    "Words, each found in the name, description or workshop id, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`). Or exactly an in-game mod id, a workshop id or a workshop URL",
+  description: `Words, each found in the name, description or workshop id, in any order, ignoring case and accents (\`pokemon\` finds \`Pokémon\`); a word shorter than three characters is matched with the word before it (\`mod 1\`). Or exactly an in-game mod id, a workshop id or a workshop URL. ${SEARCH_TOTAL_RULE}`,
 });
 
 export const modReferenceInput = z.object({ modAtribute: modAttribute });

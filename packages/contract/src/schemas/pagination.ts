@@ -46,10 +46,18 @@ export const cursorParam = z.string().max(MAX_CURSOR_LENGTH).optional().meta({
 });
 export const limitParam = (fallback: number) =>
   queryInt({ min: 1, max: 100, fallback, description: `Items per page, 1-100 (default ${fallback})` });
-export const searchParam = z.string().trim().max(100).optional().meta({
-  description:
-    "Words, each found in the name or the description, in any order, ignoring case and accents (`pokemon` finds `Pokémon`); a word shorter than three characters is matched with the word before it (`mod 1`)",
-});
+/** How a search or filter page counts its matches (`pagination.totalExact`), said once for every list. */
+export const SEARCH_TOTAL_RULE =
+  "A search or filter counts its matches only as far as the page reads them, as search engines do: `pagination.total` is exact (`totalExact: true`) when the page's own read saw every match (the page reaches the last match, or the matches were few enough to read and sort them all), and otherwise the database's estimate (`totalExact: false`). Counting every match of a common word would read all of them to answer a page of twenty; the page, its order and `nextCursor` are exact either way";
+
+export const searchParam = z
+  .string()
+  .trim()
+  .max(100)
+  .optional()
+  .meta({
+    description: `Words, each found in the name or the description, in any order, ignoring case and accents (\`pokemon\` finds \`Pokémon\`); a word shorter than three characters is matched with the word before it (\`mod 1\`). ${SEARCH_TOTAL_RULE}`,
+  });
 /** The sort field of a list: `createdAt`, `updatedAt` or `name`. */
 export const sortByParam = (fallback: "createdAt" | "updatedAt" | "name", meaning?: string) =>
   z
@@ -70,7 +78,9 @@ export const tagsParam = z
     const list = value === undefined ? [] : Array.isArray(value) ? value : value.split(",");
     return [...new Set(list.map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
   })
-  .meta({ description: "Comma-separated tags, or the parameter repeated; matches mods carrying any of them" });
+  .meta({
+    description: `Comma-separated tags, or the parameter repeated; matches mods carrying any of them. ${SEARCH_TOTAL_RULE}`,
+  });
 
 export const paginationSchema = z
   .object({
@@ -80,7 +90,7 @@ export const paginationSchema = z
     totalPages: z.number().int(),
     totalExact: z.boolean().optional().meta({
       description:
-        "false when `total` (and `totalPages`) is the database's estimate: exact counts stop at 1,000 matches; absent or true when exact",
+        "false when `total` (and `totalPages`) is the database's estimate, true when exact. A search or filter (`search`, `tags`) is exact only when the page's own read saw every match: the page reaches the last match, or the matches were few enough to read and sort them all; otherwise the page stopped once it had its rows, and counting the rest would read every match of a common word for a page of twenty (as `track_total_hits` and `estimatedTotalHits` do in search engines). An unfiltered list counts exactly up to 1,000 rows and estimates above. The rows, their order and `nextCursor` are exact either way. Absent on lists without cursors",
     }),
     nextCursor: z.string().max(MAX_CURSOR_LENGTH).nullable().optional().meta({
       description: "Pass as `cursor` for the page after this one; null on the last page",

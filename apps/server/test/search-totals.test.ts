@@ -1,0 +1,190 @@
+/**
+ * A search or filter page counts only the matches its own statement read: its `total` is exact
+ * (`totalExact: true`) when that statement saw every match (the page reaches the end, or it read
+ * and sorted all of them), and otherwise the planner's estimate, flagged `totalExact: false`, with
+ * no second read of the matches to count them.
+ */
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { statementsOf } from "./support/query-count.js";
+import { insertModpack, insertMods } from "./support/rows.js";
+import { startTestService, type TestService } from "./support/service.js";
+import { type SignedIn, signIn } from "./support/users.js";
+
+let service: TestService;
+let owner: SignedIn;
+let pack: string;
+
+/** Mods whose text holds "totalword": 30, each tagged `Totaltag`. */
+const WORDS = 30;
+/** Mods whose text holds "zzrareword": 5, last in name order. */
+const RARE = 5;
+/** Public modpacks whose name holds "totalpack". */
+const PACKS = 8;
+
+beforeAll(async () => {
+  service = await startTestService({ role: "api" });
+  owner = await signIn(service);
+  const db = service.runtime.database.db;
+  const words = await insertMods(
+    service,
+    Array.from({ length: WORDS }, (_, index) => ({
+      workshopId: String(6_100_000 + index),
+      name: `Totalword ${String(index).padStart(2, "0")}`,
+      description: "counted as far as the page reads",
+      tags: ["Totaltag"],
+    })),
+  );
+  await insertMods(
+    service,
+    Array.from({ length: RARE }, (_, index) => ({
+      workshopId: String(6_200_000 + index),
+      name: `Zzrareword ${index}`,
+      description: "found behind every other mod",
+    })),
+  );
+  // More rows than a page walks through before the matches, in name order: a page by name reads
+  // every match from the index instead.
+  await sql`
+    insert into mods (workshop_id, name, description)
+    select (6300000 + i)::text, 'Aaafiller ' || i, 'not a match'
+    from generate_series(1, 1100) as i
+  `.execute(db);
+  pack = await insertModpack(service, { ownerId: owner.userId, name: "Totals", modIds: words.map((mod) => mod.id) });
+  for (let index = 0; index < PACKS; index++) {
+    await insertModpack(service, { ownerId: owner.userId, name: `Totalpack ${index}`, isPublic: true });
+  }
+  await sql`analyze mods`.execute(db);
+  await sql`analyze modpacks`.execute(db);
+  await sql`analyze modpack_mods`.execute(db);
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  totalExact?: boolean;
+  nextCursor?: string | null;
+}
+interface Page {
+  data: { id: string }[];
+  pagination: Pagination;
+}
+
+async function read(url: string): Promise<Page> {
+  const response = await service.app.inject({ method: "GET", url, headers: owner.headers });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as Page;
+}
+
+/** What a page must say of its total: exact and this many, or estimated. */
+type Expected = { exact: number } | "estimated";
+
+describe("totalExact: a page is exact only when its statement saw every match", () => {
+  // name, url (`{pack}` is the modpack of the 30 "totalword" mods), the rows answered, the total
+  const cases: [string, string, number, Expected][] = [
+    ["a first page that reaches the end", "/mods?search=totalword&limit=100", WORDS, { exact: WORDS }],
+    ["a last page by number", "/mods?search=totalword&limit=10&page=3", 10, { exact: WORDS }],
+    ["no match", "/mods?search=zzqxj", 0, { exact: 0 }],
+    [
+      "a page found along the sort order, matches left unread",
+      "/mods?search=totalword&limit=10&sortBy=name&sortOrder=desc",
+      10,
+      "estimated",
+    ],
+    [
+      "a page of matches behind more rows than a walk reads: every match read and sorted",
+      "/mods?search=totalword&limit=10&sortBy=name&sortOrder=asc",
+      10,
+      { exact: WORDS },
+    ],
+    ["a few matches at the end of the sort order", "/mods?search=zzrareword&limit=2", 2, { exact: RARE }],
+    ["a tag filter that reaches the end", "/mods?tags=Totaltag&limit=50", WORDS, { exact: WORDS }],
+    ["a tag filter found along the sort order", "/mods?tags=Totaltag&limit=5&sortBy=createdAt", 5, "estimated"],
+    ["public modpacks, to the end", "/modpacks/public?search=totalpack&limit=20", PACKS, { exact: PACKS }],
+    ["public modpacks, a first page", "/modpacks/public?search=totalpack&limit=3", 3, "estimated"],
+    ["a modpack's mods in load order", "/modpacks/{pack}/mods?search=totalword&limit=10", 10, "estimated"],
+    [
+      "a modpack's mods by name, to the end",
+      "/modpacks/{pack}/mods?search=totalword&limit=50&sortBy=name",
+      WORDS,
+      { exact: WORDS },
+    ],
+    [
+      "a modpack's mods by a catalogue column: every match sorted",
+      "/modpacks/{pack}/mods?search=totalword&limit=10&sortBy=updatedAt",
+      10,
+      { exact: WORDS },
+    ],
+    ["a modpack in the catalogue by name", "/mods?modpackId={pack}&search=totalword&limit=10", 10, "estimated"],
+    [
+      "a modpack in the catalogue by a catalogue column: every match sorted",
+      "/mods?modpackId={pack}&search=totalword&limit=10&sortBy=createdAt",
+      10,
+      { exact: WORDS },
+    ],
+  ];
+
+  it.each(cases)("%s: %s", async (_name, url, rows, expected) => {
+    const { data, pagination } = await read(url.replace("{pack}", pack));
+    expect(data).toHaveLength(rows);
+    expect(pagination.totalPages).toBe(Math.ceil(pagination.total / pagination.limit));
+    if (expected === "estimated") {
+      expect(pagination.totalExact).toBe(false);
+      // Never fewer than the page proves there are: its rows and the one past it.
+      expect(pagination.total).toBeGreaterThan((pagination.page - 1) * pagination.limit + rows);
+    } else {
+      expect(pagination).toMatchObject({ total: expected.exact, totalExact: true });
+    }
+  });
+});
+
+describe("totalExact after a cursor", () => {
+  // name, the first page's url, the total of every page after it
+  const cases: [string, string, Expected][] = [
+    ["a walk along the sort order", "/mods?search=totalword&limit=10&sortBy=name&sortOrder=desc", "estimated"],
+    [
+      "every match of a modpack sorted",
+      "/modpacks/{pack}/mods?search=totalword&limit=10&sortBy=updatedAt",
+      { exact: WORDS },
+    ],
+  ];
+
+  it.each(cases)("%s: %s", async (_name, url, expected) => {
+    const first = await read(url.replace("{pack}", pack));
+    const seen = first.data.map((row) => row.id);
+    let cursor = first.pagination.nextCursor;
+    while (cursor) {
+      const next = await read(`${url.replace("{pack}", pack)}&cursor=${encodeURIComponent(cursor)}`);
+      seen.push(...next.data.map((row) => row.id));
+      if (expected === "estimated") expect(next.pagination.totalExact).toBe(false);
+      else expect(next.pagination).toMatchObject({ total: expected.exact, totalExact: true });
+      cursor = next.pagination.nextCursor;
+    }
+    // Pages and cursors stay exact whatever the total says.
+    expect(new Set(seen).size).toBe(WORDS);
+  });
+});
+
+describe("an estimated total costs the planner, not a second read of the matches", () => {
+  it.each([
+    ["exact: the page's statement alone", "/mods?search=totalword&limit=100", ["select"]],
+    ["exact: every match read and sorted", "/mods?search=totalword&limit=10&sortBy=name&sortOrder=asc", ["select"]],
+    [
+      "estimated: the page, then the planner's estimate",
+      "/mods?search=totalword&limit=10&sortBy=name&sortOrder=desc",
+      ["select", "explain"],
+    ],
+  ])("%s", async (_name, url, kinds) => {
+    const { result, statements } = await statementsOf(service, () =>
+      service.app.inject({ method: "GET", url: url.replace("{pack}", pack) }),
+    );
+    expect(result.statusCode).toBe(200);
+    expect(statements.map((statement) => statement.trimStart().split(/\s/)[0])).toEqual(kinds);
+  });
+});
