@@ -12,6 +12,7 @@ import type { Config } from "./config.js";
 import { type DatabaseHandle, openDatabase } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { recordPendingInitialRevisions } from "./db/modpack-revisions.js";
+import type { WebhookSettings } from "./db/webhook-deliveries.js";
 import { redactedLogPaths, serializeRequest } from "./edge/log-redaction.js";
 import type { Authenticate, RouteModule } from "./edge/routes.js";
 import { buildApp } from "./http/app.js";
@@ -45,7 +46,7 @@ import { revisionsService } from "./services/revisions.js";
 import { serverFilesService } from "./services/server-files.js";
 import { recordServerStart, serverStartsService } from "./services/server-starts.js";
 import { sessionService } from "./services/users.js";
-import { type WebhookSettings, webhooksService } from "./services/webhooks.js";
+import { webhooksService } from "./services/webhooks.js";
 import { type ResolveHost, systemResolver } from "./webhooks/targets.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 

@@ -4,11 +4,12 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import { buildModIdsOf } from "../modpack/pack-mods.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
+import type { AnySelect } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
-import { type AnySelect, searchTextCondition } from "./paging.js";
 import type { ModRow } from "./schema.js";
+import { searchTextCondition } from "./search-text.js";
 
 /*
  * The catalogue's rows as the services and jobs that add, find and list mods share them: the one

@@ -1,68 +1,17 @@
-import { createHash } from "node:crypto";
 import { badRequest, MAX_PAGE_DEPTH, type Paged } from "@modpack/contract";
-import { CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import {
+  type AnySelect,
+  boundedCount,
+  boundedTotal,
+  countUpToLimit,
+  EXACT_COUNT_LIMIT,
+  estimatedCount,
+} from "./counts.js";
+import { decodeCursor, digest, encodeCursor, type SortType } from "./cursors.js";
 import type { Db } from "./database.js";
 import type { Database } from "./schema.js";
 
-/** `%` and `_` in user text match themselves in ILIKE patterns. */
-export function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-}
-
-/** The fewest characters a term needs for the trigram index to find it. */
-const TRIGRAM = 3;
-
-/**
- * The terms of a search: its words (what whitespace separates), each once, in any order. A word
- * shorter than a trigram is too unspecific alone and no index can find it: it stays with the word
- * before it, as typed (`mod 1`), or the word after it when it comes first.
- */
-export function searchTerms(search: string): string[] {
-  const words = search.split(/\s+/u).filter((word) => word.length > 0);
-  const terms: string[] = [];
-  let pending = "";
-  for (const word of words) {
-    const short = [...word].length < TRIGRAM;
-    if (short && terms.length > 0) terms[terms.length - 1] += ` ${word}`;
-    else if (short) pending = pending ? `${pending} ${word}` : word;
-    else {
-      terms.push(pending ? `${pending} ${word}` : word);
-      pending = "";
-    }
-  }
-  if (pending) terms.push(pending);
-  return [...new Set(terms)];
-}
-
-/**
- * Every term of `search` (see `searchTerms`) is somewhere in a row's `search_text` (migration 0012:
- * name, description and, for mods, the workshop id, lower-cased and without accents), in any
- * order. The terms are normalised the same way, by the same function, once per statement (an
- * immutable function of a constant), and matched as substrings with `like`, which the trigram
- * index answers. A search of short words alone is only a filter (`strpos`: no index can help).
- */
-export function searchTextCondition(column: "mods.searchText" | "modpacks.searchText", search: string) {
-  const terms = searchTerms(search);
-  if (terms.length === 0) return sql<SqlBool>`true`;
-  return sql<SqlBool>`(${sql.join(
-    terms.map((term) =>
-      [...term].length >= TRIGRAM
-        ? sql`${sql.ref(column)} like '%' || search_normalize(${likePattern(term).slice(1, -1)}) || '%'`
-        : sql`strpos(${sql.ref(column)}, search_normalize(${term})) > 0`,
-    ),
-    sql` and `,
-  )})`;
-}
-
-/**
- * An unfiltered list that grows with the catalogue counts its rows exactly up to this many (an
- * index-only count), and above it answers the planner's estimate (`totalExact: false`).
- */
-const EXACT_COUNT_LIMIT = 1_000;
-
-/** A select from any of the service's tables and joins. */
-// biome-ignore lint/suspicious/noExplicitAny: a select from any of the service's tables and joins
-export type AnySelect = SelectQueryBuilder<Database, any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: the rows a list selects, from any tables
 type RowsOf<Row> = SelectQueryBuilder<any, any, Row>;
 
@@ -87,116 +36,6 @@ export function rowsByIds<Q>(
   const rows = sql`(select t.*${extra} from (${ids}) as hit cross join lateral (select * from ${sql.table(table)} where id = hit.id offset 0) as t)`;
   // The derived table has exactly the table's columns under the table's name.
   return db.selectFrom(rows.as(table)) as unknown as Q;
-}
-
-/** Where a page ends: the last row's sort value (as text) and id. */
-interface Position {
-  value: string;
-  id: string;
-}
-
-type SortType = "text" | "timestamptz";
-
-const digest = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("base64url").slice(0, 16);
-
-/**
- * An opaque cursor: base64url JSON of the list's cursor key (the list, its sort and a digest of its
- * filters), the position, and a check over them, so a cursor edited by hand is told apart from one
- * this service made.
- */
-function encodeCursor(cursorKey: string, { value, id }: Position): string {
-  return Buffer.from(JSON.stringify([cursorKey, value, id, digest([cursorKey, value, id])])).toString("base64url");
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A sort value as `sortValue` writes it, one Postgres reads back as the column's type. */
-function isSortValue(value: string, type: SortType): boolean {
-  if (type === "text") return !value.includes("\u0000");
-  // `2026-11-22T21:06:47.713123Z`: the date part is a real day when a Date writes it back the same.
-  const milliseconds = `${value.slice(0, 23)}Z`;
-  const time = Date.parse(milliseconds);
-  return (
-    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(value) &&
-    !Number.isNaN(time) &&
-    new Date(time).toISOString() === milliseconds
-  );
-}
-
-/**
- * The position a cursor names, checked before any of it reaches a statement: 400 when it is not
- * one this service made for this list, sort and filters, or was edited since.
- */
-function decodeCursor(cursor: string, cursorKey: string, type: SortType): Position {
-  let fields: unknown;
-  try {
-    fields = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    fields = undefined;
-  }
-  const [key, value, id, check] =
-    Array.isArray(fields) && fields.length === 4 && fields.every((field) => typeof field === "string")
-      ? (fields as string[])
-      : [];
-  if (
-    key !== cursorKey ||
-    value === undefined ||
-    id === undefined ||
-    check !== digest([key, value, id]) ||
-    !isSortValue(value, type) ||
-    !UUID.test(id)
-  ) {
-    throw badRequest("Invalid cursor: pass pagination.nextCursor of a page read with the same sort and filters");
-  }
-  return { value, id };
-}
-
-/**
- * The planner's estimate of the rows a query matches: `explain` plans the query without running
- * it, from the tables' statistics (for a search, the share of the search text's histogram that
- * holds the words).
- */
-async function estimatedCount(db: Db, rows: AnySelect): Promise<number> {
-  const { sql: text, parameters } = rows.select(sql.lit(1).as("one")).compile();
-  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
-    CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]),
-  );
-  return Math.round(Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0));
-}
-
-/** Counts the rows of `rows` up to one past EXACT_COUNT_LIMIT: a count that stops there. */
-function countUpToLimit(db: Db, rows: AnySelect) {
-  return db
-    .selectFrom(
-      rows
-        .select(sql.lit(1).as("one"))
-        .limit(EXACT_COUNT_LIMIT + 1)
-        .as("matching"),
-    )
-    .select(sql<number>`count(*)::int`.as("count"));
-}
-
-/**
- * The total of a bounded list from the count that stopped at EXACT_COUNT_LIMIT + 1: that count,
- * exact, when it stopped short of the limit; above it the list's `estimate` when the page's
- * statement read a known one (a row count is never negative), else the planner's estimate of the
- * query's rows.
- */
-async function boundedTotal(
-  db: Db,
-  rows: AnySelect,
-  counted: number,
-  estimate?: number | null,
-): Promise<{ total: number; exact: boolean }> {
-  if (counted <= EXACT_COUNT_LIMIT) return { total: counted, exact: true };
-  const known = typeof estimate === "number" && estimate >= 0 ? estimate : await estimatedCount(db, rows);
-  return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(known)), exact: false };
-}
-
-/** The number of rows a query matches, cheaply (see `boundedTotal`), in statements of its own. */
-async function boundedCount(db: Db, rows: AnySelect): Promise<{ total: number; exact: boolean }> {
-  const [bounded] = await countUpToLimit(db, rows).execute();
-  return boundedTotal(db, rows, Number(bounded?.count ?? 0));
 }
 
 /**

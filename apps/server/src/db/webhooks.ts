@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Webhook, WebhookEvent } from "@modpack/contract";
 import { sql } from "kysely";
+import { compareStates } from "../modpack/revision-state.js";
 import { type JobQueue, MODPACK_CHANGED_QUEUE, WEBHOOK_DELIVERY_QUEUE } from "../services/ports.js";
 import { renderEvent } from "../webhooks/render.js";
 import type { Db } from "./database.js";
+import { statesAt } from "./modpack-revisions.js";
 
 /*
  * A modpack's events as the writers that cause them queue them: a change of its mods (through the
@@ -94,4 +96,109 @@ export function announceModpackChanged(deps: { jobs: Pick<JobQueue, "send">; win
     );
     return true;
   };
+}
+
+/** Sends `import.finished` for an import that has just ended, as its row now stands. */
+export async function publishImportFinished(deps: EventDependencies, importId: string) {
+  const row = await deps.db
+    .selectFrom("imports")
+    .innerJoin("modpacks", "modpacks.id", "imports.modpackId")
+    .select([
+      "modpacks.id as modpackId",
+      "modpacks.name",
+      "imports.status",
+      "imports.modsImported",
+      "imports.modsFailed",
+    ])
+    .where("imports.id", "=", importId)
+    .executeTakeFirst();
+  if (!row) return 0;
+  return publishEvent(deps, row.modpackId, {
+    type: "import.finished",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: row.modpackId, name: row.name },
+      importId,
+      status: row.status,
+      modsImported: row.modsImported,
+      modsFailed: row.modsFailed,
+    },
+  });
+}
+
+/** Sends `export.ready` or `export.failed` for a server file that has just been made or given up on. */
+export async function publishExportFinished(deps: EventDependencies, exportId: string) {
+  const row = await deps.db
+    .selectFrom("exports")
+    .innerJoin("modpacks", "modpacks.id", "exports.modpackId")
+    .select(["modpacks.id as modpackId", "modpacks.name", "exports.status", "exports.version", "exports.error"])
+    .where("exports.id", "=", exportId)
+    .executeTakeFirst();
+  if (!row || (row.status !== "completed" && row.status !== "failed")) return 0;
+  return publishEvent(deps, row.modpackId, {
+    type: row.status === "completed" ? "export.ready" : "export.failed",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack: { id: row.modpackId, name: row.name },
+      exportId,
+      version: row.version,
+      downloadPath: `/modpacks/export/${exportId}/download`,
+      error: row.status === "failed" ? row.error : null,
+    },
+  });
+}
+
+/**
+ * Sends the `modpack.changed` event for the revisions of a closed window, and marks them announced:
+ * each revision's added and removed mods, and one `load-order` change when it moved or reselected
+ * any, by its author.
+ */
+export async function publishModpackChanged(deps: EventDependencies, modpackId: string) {
+  const revisions = await deps.db
+    .updateTable("modpackRevisions")
+    .set({ announced: true })
+    .where("modpackId", "=", modpackId)
+    .where("announced", "=", false)
+    .returning(["number", "authorId", "createdAt", "moved", "selectionChanged"])
+    .execute();
+  const authored = revisions
+    .filter((revision): revision is typeof revision & { authorId: string } => revision.authorId !== null)
+    .sort((a, b) => a.number - b.number);
+  if (authored.length === 0) return 0;
+  const modpack = await deps.db
+    .selectFrom("modpacks")
+    .select(["id", "name"])
+    .where("id", "=", modpackId)
+    .executeTakeFirst();
+  if (!modpack) return 0;
+  type Item = {
+    kind: "mod-added" | "mod-removed" | "load-order";
+    modId: string | null;
+    name: string | null;
+    byUserId: string;
+    at: string;
+  };
+  const items: Item[] = [];
+  for (const revision of authored) {
+    const [before, after] = await statesAt(deps.db, modpackId, revision.number - 1, revision.number);
+    const { added, removed } = compareStates(before, after);
+    const at = revision.createdAt.toISOString();
+    const byUserId = revision.authorId;
+    for (const mod of added) items.push({ kind: "mod-added", modId: mod.id, name: mod.name, byUserId, at });
+    for (const mod of removed) items.push({ kind: "mod-removed", modId: mod.id, name: mod.name, byUserId, at });
+    if (revision.moved + revision.selectionChanged > 0) {
+      items.push({ kind: "load-order", modId: null, name: null, byUserId, at });
+    }
+  }
+  const userIds = [...new Set(authored.map((revision) => revision.authorId))];
+  const users = await deps.db.selectFrom("users").select(["id", "name"]).where("id", "in", userIds).execute();
+  return publishEvent(deps, modpackId, {
+    type: "modpack.changed",
+    timestamp: new Date().toISOString(),
+    data: {
+      modpack,
+      changes: { items: items.slice(0, 100), total: items.length },
+      by: users.map((user) => ({ userId: user.id, name: user.name })),
+    },
+  });
 }

@@ -4,11 +4,11 @@ import type { Db } from "../db/database.js";
 import { loadEffectiveConfiguration } from "../db/export-configurations.js";
 import { checkConfiguration } from "../db/modpack-check.js";
 import { notify } from "../db/notifications.js";
+import { publishExportFinished } from "../db/webhooks.js";
 import { headerLines } from "../modpack/check.js";
 import { renderInputFor } from "../modpack/pack-mods.js";
 import { exportFileName, renderServerFileWithReport } from "../server-file/render.js";
 import { EXPORT_QUEUE, type JobQueue } from "../services/ports.js";
-import { publishExportFinished } from "../services/webhooks.js";
 import type { JobDefinition } from "./boss.js";
 
 export const EXPORT_DEAD_LETTER_QUEUE = `${EXPORT_QUEUE}.dead`;

@@ -8,9 +8,8 @@ import { authorizeModpack } from "../db/modpacks.js";
 import { upsertWorkshopItems } from "../db/mods.js";
 import { notify } from "../db/notifications.js";
 import type { ImportFailure, ModRow } from "../db/schema.js";
-import { announceModpackChanged } from "../db/webhooks.js";
+import { announceModpackChanged, publishImportFinished } from "../db/webhooks.js";
 import { IMPORT_QUEUE } from "../services/ports.js";
-import { publishImportFinished } from "../services/webhooks.js";
 import {
   type ExpansionBounds,
   type WorkshopClient,

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
-import { purgeDeliveries } from "../services/webhooks.js";
+import { purgeDeliveries } from "../db/webhook-deliveries.js";
 import type { JobDefinition } from "./boss.js";
 
 export const SWEEP_SESSIONS_QUEUE = "maintenance.sweep-sessions";

@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.js";
+import { publishModpackChanged } from "../db/webhooks.js";
 import { MODPACK_CHANGED_QUEUE } from "../services/ports.js";
-import { publishModpackChanged } from "../services/webhooks.js";
 import type { JobDefinition } from "./boss.js";
 
 /**

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
+import { type DueDelivery, dueDelivery, recordAttempt, type WebhookDependencies } from "../db/webhook-deliveries.js";
 import { WEBHOOK_DELIVERY_QUEUE } from "../services/ports.js";
-import { type DueDelivery, dueDelivery, recordAttempt, type WebhookDependencies } from "../services/webhooks.js";
 import { postWebhook } from "../webhooks/send.js";
 import type { JobDefinition } from "./boss.js";
 

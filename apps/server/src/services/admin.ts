@@ -3,8 +3,9 @@ import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { loadModpack } from "../db/modpacks.js";
 import { notify } from "../db/notifications.js";
-import { likePattern, listPage } from "../db/paging.js";
+import { listPage } from "../db/paging.js";
 import type { Database, UserRow } from "../db/schema.js";
+import { likePattern } from "../db/search-text.js";
 import { toUser } from "../db/users.js";
 import type { JobQueue, RevocationPublisher } from "./ports.js";
 

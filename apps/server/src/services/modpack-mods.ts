@@ -1,12 +1,13 @@
 import { conflict, notFound, type Services } from "@modpack/contract";
 import { type SqlBool, sql } from "kysely";
+import type { AnySelect } from "../db/counts.js";
 import type { Db } from "../db/database.js";
 import { findRequirements } from "../db/mod-requirements.js";
 import { linkColumns, linkMods } from "../db/modpack-mods.js";
 import { recordRevision } from "../db/modpack-revisions.js";
 import { changeModpack } from "../db/modpacks.js";
 import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "../db/mods.js";
-import { type AnySelect, listPage } from "../db/paging.js";
+import { listPage } from "../db/paging.js";
 import type { ModRow } from "../db/schema.js";
 import { announceModpackChanged } from "../db/webhooks.js";
 import type { WorkshopClient } from "../workshop/client.js";

@@ -13,8 +13,9 @@ import {
   toModpackSummary,
 } from "../db/modpacks.js";
 import { notify } from "../db/notifications.js";
-import { listPage, rowsByIds, searchTextCondition } from "../db/paging.js";
+import { listPage, rowsByIds } from "../db/paging.js";
 import type { Database, ModpackUpdate } from "../db/schema.js";
+import { searchTextCondition } from "../db/search-text.js";
 
 /** The columns a modpack summary answers: a list reads no more of each row (not its search text). */
 const summaryColumns = [

@@ -1,5 +1,6 @@
 import { notFound, type Services, unprocessable, workshopIdOf } from "@modpack/contract";
 import { sql } from "kysely";
+import type { AnySelect } from "../db/counts.js";
 import type { Db } from "../db/database.js";
 import {
   classifyChange,
@@ -20,7 +21,7 @@ import {
   upsertWorkshopItems,
   withModRows,
 } from "../db/mods.js";
-import { type AnySelect, listPage, rowsByIds } from "../db/paging.js";
+import { listPage, rowsByIds } from "../db/paging.js";
 import type { ModRow } from "../db/schema.js";
 import { inFlightCounter } from "../user-limits.js";
 import type { WorkshopClient } from "../workshop/client.js";
