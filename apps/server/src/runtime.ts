@@ -5,7 +5,6 @@ import { type DestinationStream, pino } from "pino";
 import { createAuthenticate } from "./auth/authenticate.js";
 import { signInRoutes } from "./auth/oauth.js";
 import { openRevocationChannel, type RevocationChannel } from "./auth/revocations.js";
-import { issueApiToken } from "./auth/secrets.js";
 import { createSessionStore, type SessionStore } from "./auth/sessions.js";
 import { signOutRoutes } from "./auth/sign-out.js";
 import type { Config } from "./config.js";
@@ -17,36 +16,20 @@ import { redactedLogPaths, serializeRequest } from "./edge/log-redaction.js";
 import type { Authenticate, RouteModule } from "./edge/routes.js";
 import { buildApp } from "./http/app.js";
 import { loadReference } from "./http/docs.js";
-import { downloadRoutes, downloadUrls } from "./http/downloads.js";
+import { downloadRoutes } from "./http/downloads.js";
 import { loopbackRedirect } from "./http/loopback-redirect.js";
 import { notificationStreamRoutes } from "./http/notification-stream.js";
 import { serverFileRoutes } from "./http/server-file.js";
 import { serverStartRoutes } from "./http/server-starts.js";
-import { type JobDefinition, type Jobs, startJobs } from "./jobs/boss.js";
-import { exportDeadLetterJob, exportJob } from "./jobs/export.js";
-import { importDeadLetterJob, importJob } from "./jobs/import.js";
-import { purgeJob, sweepSessionsJob } from "./jobs/maintenance.js";
-import { modUpdateJob } from "./jobs/mod-update.js";
-import { modpackChangedJob } from "./jobs/modpack-changed.js";
-import { reparseJob } from "./jobs/reparse.js";
-import { webhookDeliveryJob } from "./jobs/webhook-delivery.js";
-import { adminService } from "./services/admin.js";
-import { apiTokensService } from "./services/api-tokens.js";
-import { exportsService, findDownload } from "./services/exports.js";
-import { healthService } from "./services/health.js";
-import { importsService } from "./services/imports.js";
-import { membersService } from "./services/members.js";
-import { checkGate, checksService } from "./services/modpack-check.js";
-import { modpackModsService } from "./services/modpack-mods.js";
-import { modpacksService } from "./services/modpacks.js";
-import { findModReadVersion, modsService } from "./services/mods.js";
-import { type NotificationHub, notificationsService, openNotificationHub } from "./services/notifications.js";
+import { type Jobs, startJobs } from "./jobs/boss.js";
+import { jobDefinitions } from "./jobs/definitions.js";
+import { buildServices } from "./service-registry.js";
+import { findDownload } from "./services/exports.js";
+import { findModReadVersion } from "./services/mods.js";
+import { type NotificationHub, openNotificationHub } from "./services/notifications.js";
 import type { Revocation } from "./services/ports.js";
-import { revisionsService } from "./services/revisions.js";
 import { serverFilesService } from "./services/server-files.js";
-import { recordServerStart, serverStartsService } from "./services/server-starts.js";
-import { sessionService } from "./services/users.js";
-import { webhooksService } from "./services/webhooks.js";
+import { recordServerStart } from "./services/server-starts.js";
 import { type ResolveHost, systemResolver } from "./webhooks/targets.js";
 import { createWorkshopClient, type WorkshopClient } from "./workshop/client.js";
 
@@ -145,34 +128,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       retrySchedule: config.webhooks.retrySchedule,
       disableAfterSeconds: config.webhooks.disableAfterSeconds,
     };
-    const definitions: JobDefinition[] = [
-      sweepSessionsJob(database.db),
-      purgeJob(database.db, {
-        exportsAfterDays: config.limits.purgeExportsAfterDays,
-        readNotificationsAfterDays: config.limits.purgeReadNotificationsAfterDays,
-        webhookDeliveriesAfterDays: config.limits.purgeWebhookDeliveriesAfterDays,
-      }),
-      // A dead-letter queue is created before the queue that names it.
-      importDeadLetterJob({ db: database.db }),
-      importJob({
-        db: database.db,
-        workshop,
-        bounds: { maxItems: config.limits.importMaxItems, maxDepth: config.limits.importMaxDepth },
-        readAhead: config.limits.importReadAhead,
-        changedWindowSeconds: config.webhooks.changedWindowSeconds,
-      }),
-      modUpdateJob({ db: database.db, workshop }),
-      reparseJob(database.db),
-      exportDeadLetterJob({ db: database.db }),
-      exportJob({ db: database.db }),
-      modpackChangedJob({ db: database.db }),
-      webhookDeliveryJob({
-        db: database.db,
-        settings: webhookSettings,
-        timeoutMs: config.webhooks.timeoutMs,
-        concurrency: config.webhooks.concurrency,
-      }),
-    ];
+    const definitions = jobDefinitions(config, database.db, workshop, webhookSettings);
     jobs = await startJobs({ database, definitions, logger, workers: role !== "api" });
     const { db } = database;
     const sessions = createSessionStore(db, options.clock);
@@ -216,44 +172,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       },
       close: () => listener.close(),
     };
-    const modpacks = modpacksService(db);
-    // Checks and server files both check modpacks: one bound on that work per process.
-    const checks = checkGate();
-    const builtServices: Services = {
-      health: healthService(db, jobs),
-      session: sessionService(db),
-      apiTokens: apiTokensService({
-        db,
-        issue: issueApiToken,
-        revocations: channel,
-        maxPerUser: config.limits.apiTokensPerUser,
-        now: options.clock,
-      }),
+    const {
+      services: builtServices,
       modpacks,
-      members: membersService(db, { invitationExpiryDays: config.limits.invitationExpiryDays }),
-      notifications: notificationsService(db, hub),
-      admin: adminService(db, jobs, channel),
-      mods: modsService({ db, workshop, jobs, maxRunningRefreshesPerUser: config.perUserLimits.refreshes }),
-      modpackMods: modpackModsService({
-        db,
-        workshop,
-        jobs,
-        changedWindowSeconds: config.webhooks.changedWindowSeconds,
-      }),
-      checks: checksService(db, checks),
-      revisions: revisionsService({ db, jobs, changedWindowSeconds: config.webhooks.changedWindowSeconds }),
-      serverStarts: serverStartsService(db),
-      imports: importsService({ db, jobs, maxPendingPerUser: config.perUserLimits.imports }),
-      exports: exportsService({
-        db,
-        jobs,
-        modpacks,
-        downloadUrl: downloadUrls(config.publicUrl),
-        maxPendingPerUser: config.perUserLimits.exports,
-        changedWindowSeconds: config.webhooks.changedWindowSeconds,
-      }),
-      webhooks: webhooksService({ db, jobs, settings: webhookSettings }),
-    };
+      checks,
+    } = buildServices({
+      config,
+      db,
+      jobs,
+      workshop,
+      hub,
+      revocations: channel,
+      webhookSettings,
+      clock: options.clock,
+    });
     const services = options.services ? options.services(builtServices) : builtServices;
     const authenticate: Authenticate = createAuthenticate(sessions, config);
     const endSession = async (sessionId: string) => {
