@@ -102,7 +102,8 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
   const run: Record<EndpointId, () => Promise<unknown>> = {
     publicList: () => modpacks.listPublic(publicModpackListInput.parse({ limit: "20" })),
     publicSearch: () => modpacks.listPublic(publicModpackListInput.parse({ limit: "20", search: words.modpackSearch })),
-    modpackGet: async () => modpacks.get(await modpacks.authorize(caller, seeded.bigModpackId, "read")),
+    modpackGet: async () =>
+      modpacks.get(await modpacks.authorize(caller, seeded.bigModpackId, "read", { members: true })),
     modpackMods: async () =>
       modpackMods.list(
         await modpacks.authorize(caller, seeded.bigModpackId, "read"),
