@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { authorizeModpack, readableBy } from "../src/db/modpacks.js";
 import { insertMod, insertModpack } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -333,5 +334,54 @@ describe("role permissions", () => {
     expect(change.json().role).toBe("admin");
     const after = await service.app.inject({ method: "GET", url: "/admin/stats", headers: promoted.headers });
     expect(after.statusCode).toBe(200);
+  });
+});
+
+describe("the read rule, for one modpack and for lists", () => {
+  // `authorizeModpack` writes the rule in SQL for one modpack, `readableBy` as a condition the lists
+  // share: each state of a modpack, for each caller, gets one answer from both.
+  const states = [
+    { name: "public", isPublic: true, isActive: true },
+    { name: "private", isPublic: false, isActive: true },
+    { name: "archived public", isPublic: true, isActive: false },
+    { name: "archived private", isPublic: false, isActive: false },
+  ];
+  it.each(states)("$name", async (state) => {
+    const db = service.runtime.database.db;
+    const id = await seedModpack({ isPublic: state.isPublic });
+    if (!state.isActive) await db.updateTable("modpacks").set({ isActive: false }).where("id", "=", id).execute();
+    const otherPack = "01a1fe07-0000-7000-8000-000000000001";
+    const callers = [
+      ...callerKinds.map((kind) => ({ kind, caller: kind === "anonymous" ? null : { userId: users[kind].userId } })),
+      // Tokens limited to modpacks: to this one, and to another one.
+      ...(["owner", "memberWithout"] as const).flatMap((kind) => [
+        { kind: `${kind}'s token for it`, caller: { userId: users[kind].userId, modpackIds: [id] } },
+        { kind: `${kind}'s token for another`, caller: { userId: users[kind].userId, modpackIds: [otherPack] } },
+      ]),
+    ];
+    for (const { kind, caller } of callers) {
+      const readers = await db
+        .selectFrom("modpacks")
+        .select("id")
+        .where("id", "=", id)
+        .where(readableBy(caller, { includeArchived: true }))
+        .execute();
+      const publicReaders = await db
+        .selectFrom("modpacks")
+        .select("id")
+        .where("id", "=", id)
+        .where(readableBy(null))
+        .execute();
+      const verdict = (need: "read" | "public") =>
+        authorizeModpack(db, caller, id, need).then(
+          () => "allowed",
+          () => "refused",
+        );
+      expect({ kind, read: await verdict("read"), public: await verdict("public") }).toEqual({
+        kind,
+        read: readers.length === 1 ? "allowed" : "refused",
+        public: publicReaders.length === 1 ? "allowed" : "refused",
+      });
+    }
   });
 });

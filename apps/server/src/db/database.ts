@@ -73,16 +73,26 @@ export const isFixedRead = (text: string, values: readonly unknown[]) =>
  * The pool Kysely reads through: reads of a fixed shape run as named prepared statements (pg's
  * `{ name, text, values }` query config), so Postgres parses and plans each once per connection and
  * a call sends only its values. Writes, searches and statements with many values (an `in` list of
- * any length) stay unnamed.
+ * any length) stay unnamed. A text is named when it is first sent: the fixed reads are as many as
+ * the code writes, so the names stay few, and a call looks its name up instead of hashing its text.
  */
 function withPreparedReads(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `read_${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name;
+  };
   return {
     options: pool.options,
     async connect() {
       const client = await pool.connect();
       const query = (text: string | PostgresCursor<unknown>, values: readonly unknown[] = []) =>
         typeof text === "string" && isFixedRead(text, values)
-          ? client.query({ name: createHash("sha1").update(text).digest("base64url"), text, values: [...values] })
+          ? client.query({ name: nameOf(text), text, values: [...values] })
           : client.query(text as never, [...values]);
       return { query: query as unknown as PostgresPoolClient["query"], release: (destroy) => client.release(destroy) };
     },

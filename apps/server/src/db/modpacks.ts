@@ -11,7 +11,7 @@ import {
   notFound,
   unauthorized,
 } from "@modpack/contract";
-import { type ExpressionBuilder, sql } from "kysely";
+import { CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "./database.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 
@@ -87,47 +87,34 @@ function toMember(row: MemberRow): Member {
   };
 }
 
-/** The active members of a modpack with their names, oldest first. */
-export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
-  const rows = await db
-    .selectFrom("modpackMembers")
-    .innerJoin("users", "users.id", "modpackMembers.userId")
-    .select([
-      "modpackMembers.userId",
-      "users.name",
-      "users.image",
-      "modpackMembers.permission",
-      "modpackMembers.isActive",
-      "modpackMembers.createdAt",
-      "modpackMembers.updatedAt",
-    ])
-    .where("modpackMembers.modpackId", "=", modpackId)
-    .where("modpackMembers.isActive", "=", true)
-    .orderBy("modpackMembers.createdAt")
-    .orderBy("modpackMembers.userId")
-    .execute();
-  return rows.map(toMember);
-}
-
 /**
- * The active members of the modpack a statement reads, oldest first, as one JSON array: a read of a
- * modpack with its members is one statement.
+ * The active members of the modpack a statement reads (`modpacks`), oldest first, as one JSON array:
+ * the one writer of that list, so a read of a modpack with its members is one statement.
  */
-const membersJson = sql<MemberRow[]>`(select coalesce(json_agg(json_build_object(
+const MEMBERS_JSON = `(select coalesce(json_agg(json_build_object(
     'userId', m.user_id, 'name', u.name, 'image', u.image, 'permission', m.permission,
     'isActive', m.is_active, 'createdAt', m.created_at, 'updatedAt', m.updated_at
   ) order by m.created_at, m.user_id), '[]')
   from modpack_members m join users u on u.id = m.user_id
   where m.modpack_id = modpacks.id and m.is_active)`;
 
+const membersStatement = `select ${MEMBERS_JSON} as members from modpacks where id = $1`;
+const modpackStatement = `select modpacks.*, ${MEMBERS_JSON} as members from modpacks where id = $1`;
+
+/** The active members of a modpack with their names, oldest first (none when there is no such modpack). */
+export async function loadMembers(db: Db, modpackId: string): Promise<Member[]> {
+  const { rows } = await db.executeQuery<{ members: MemberRow[] }>(CompiledQuery.raw(membersStatement, [modpackId]));
+  return (rows[0]?.members ?? []).map(toMember);
+}
+
 /** A modpack with its members and metadata, as the single-modpack reads answer it. */
 export async function loadModpack(db: Db, id: string): Promise<Modpack> {
-  const [row, members] = await Promise.all([
-    db.selectFrom("modpacks").selectAll().where("id", "=", id).executeTakeFirst(),
-    loadMembers(db, id),
-  ]);
+  const { rows } = await db.executeQuery<ModpackRow & { members: MemberRow[] }>(
+    CompiledQuery.raw(modpackStatement, [id]),
+  );
+  const row = rows[0];
   if (!row) throw notFound("Modpack not found");
-  return { ...toModpack(row), members };
+  return { ...toModpack(row), members: row.members.map(toMember) };
 }
 
 /** Writes changes (none: only the time) to a modpack's row and moves its `updatedAt` to now. */
@@ -144,8 +131,9 @@ export async function changeModpack(db: Db, id: string, changes: ModpackUpdate =
  * While it is active: everyone when it is public, otherwise its owner and its active members. An
  * archived modpack: its owner alone, and only where archived modpacks are asked for
  * (`includeArchived`: reading one by id, so it can be restored; the caller's own list on request);
- * anywhere else it is left out. With no caller: the active public modpacks. `authorize` turns a
- * refusal into 404 when the modpack is archived, 403 when it is active.
+ * anywhere else it is left out. With no caller: the active public modpacks. `authorizeModpack`
+ * turns a refusal into 404 when the modpack is archived, 403 when it is active; its statement is
+ * this rule written in SQL for one modpack, and `authorization.test.ts` holds both to one table.
  */
 export function readableBy(
   caller: Pick<Caller, "userId" | "modpackIds"> | null,
@@ -180,6 +168,28 @@ const NO_USER = "00000000-0000-0000-0000-000000000000";
 const RESTORE_NEEDS = ["add-mod", "remove-mod", "configure"] as const;
 
 /**
+ * The rule's statement: the modpack, the caller's active membership (`$2`, `NO_USER` without a
+ * caller), and `readableBy` for that caller (archived included) and for anyone. Its text is fixed,
+ * so it is built once and runs as one prepared statement per connection: every request on one
+ * modpack starts with it.
+ */
+const ruleSelect = `select modpacks.*, mine.permission,
+    modpacks.owner_id = $2 or (modpacks.is_active and (modpacks.is_public or mine.user_id is not null)) as readable,
+    modpacks.is_active and modpacks.is_public as readable_by_anyone`;
+const ruleFrom = ` from modpacks
+  left join modpack_members mine on mine.modpack_id = modpacks.id and mine.user_id = $2 and mine.is_active
+  where modpacks.id = $1`;
+const ruleStatement = ruleSelect + ruleFrom;
+const ruleWithMembersStatement = `${ruleSelect}, ${MEMBERS_JSON} as members${ruleFrom}`;
+
+type RuleRow = ModpackRow & {
+  permission: string[] | null;
+  readable: boolean;
+  readableByAnyone: boolean;
+  members?: MemberRow[];
+};
+
+/**
  * The resource rule on one modpack, from one indexed lookup (the modpack and the caller's active
  * membership): 404 when the caller may not know it exists, 403 when they may not do `need`. Reads
  * follow `readableBy`; changes need the owner or a member holding the permission, and an archived
@@ -195,22 +205,10 @@ export async function authorizeModpack(
 ): Promise<ModpackAccess> {
   // A token limited to other modpacks meets this one as a stranger would.
   const userId = caller && (!caller.modpackIds || caller.modpackIds.includes(id)) ? caller.userId : NO_USER;
-  // The modpack, the caller's active membership, and the read rule for the caller and for anyone.
-  const row = await db
-    .selectFrom("modpacks")
-    .leftJoin("modpackMembers", (join) =>
-      join
-        .onRef("modpackMembers.modpackId", "=", "modpacks.id")
-        .on("modpackMembers.userId", "=", userId)
-        .on("modpackMembers.isActive", "=", true),
-    )
-    .selectAll("modpacks")
-    .select("modpackMembers.permission")
-    .select((eb) => readableBy({ userId }, { includeArchived: true })(eb).as("readable"))
-    .select((eb) => readableBy(null)(eb).as("readableByAnyone"))
-    .$if(options.members === true, (query) => query.select(membersJson.as("members")))
-    .where("modpacks.id", "=", id)
-    .executeTakeFirst();
+  const { rows } = await db.executeQuery<RuleRow>(
+    CompiledQuery.raw(options.members === true ? ruleWithMembersStatement : ruleStatement, [id, userId]),
+  );
+  const row = rows[0];
   if (!row) throw notFound("Modpack not found");
   const isOwner = row.ownerId === userId;
   if (need === "public") {

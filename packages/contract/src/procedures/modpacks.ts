@@ -67,6 +67,7 @@ export const modpacksRouter = router({
     success: "The public modpack with its active members.",
     public: true,
     modpackAccess: "public",
+    modpackMembers: true,
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.get)
