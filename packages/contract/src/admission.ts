@@ -17,6 +17,27 @@ export interface Admission {
   wholeAccount?: boolean | undefined;
 }
 
+/** What an operation declares about its callers: procedures in their meta, plain routes in their declaration. */
+export interface AdmissionRules {
+  permission?: Permission | undefined;
+  scope?: TokenScope | undefined;
+  wholeAccount?: boolean | undefined;
+}
+
+/**
+ * The one builder of an operation's admission from what it declares: a signed-in caller holding its
+ * permission unless it is public, and its own token scope, else `read` for what changes nothing (a
+ * GET, a query) and `write` for the rest.
+ */
+export function admissionOf(rules: AdmissionRules, options: { signedIn: boolean; changes: boolean }): Admission {
+  return {
+    signedIn: options.signedIn,
+    ...(options.signedIn && rules.permission ? { permission: rules.permission } : {}),
+    scope: rules.scope ?? (options.changes ? "write" : "read"),
+    wholeAccount: rules.wholeAccount,
+  };
+}
+
 /**
  * Lets the caller through or throws the refusal: 401 when a signed-in caller is needed and there is
  * none, 403 `Do not have permission` when the role lacks the permission or the credentials the scope.

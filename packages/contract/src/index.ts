@@ -60,7 +60,7 @@ export function operations(): Operation[] {
 
 export type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
 export { callerHasScope } from "./access.js";
-export { type Admission, admissionText, admit } from "./admission.js";
+export { type Admission, admissionOf, admissionText, admit } from "./admission.js";
 export * from "./errors.js";
 export * from "./permissions.js";
 export type { Implementation, Port, PortDeclaration } from "./ports.js";
@@ -85,7 +85,6 @@ export * from "./schemas/webhook.js";
 export * from "./schemas/workshop.js";
 export type { Services } from "./services.js";
 export {
-  admissionOf,
   authorizeModpackInput,
   type CacheRule,
   type CallResponse,
@@ -93,6 +92,7 @@ export {
   type Context,
   createCallerFactory,
   type Meta,
+  procedureAdmission,
   type RateLimitGroup,
   type ServiceRegistry,
   type SuccessStatus,

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Caller, ModpackAccess, ModpackGuard, ModpackNeed } from "./access.js";
-import { type Admission, admissionText, admit } from "./admission.js";
+import { type Admission, admissionOf, admissionText, admit } from "./admission.js";
 import { errorAnswer } from "./errors.js";
 import type { Permission, TokenScope } from "./permissions.js";
 
@@ -117,23 +117,18 @@ function throwClassified(ctx: Context, result: { ok: true } | { ok: false; error
   }
 }
 
-/** The token scope a procedure needs: its meta's, else `write` for a mutation and `read` for the rest. */
-export function scopeOf(meta: Meta | undefined, type: "query" | "mutation" | "subscription"): TokenScope {
-  return meta?.scope ?? (type === "mutation" ? "write" : "read");
-}
-
-/** Who may call a procedure: a signed-in caller or anyone, and what its meta asks of their credentials. */
-export function admissionOf(
+/** Who may call a procedure, from its meta: a signed-in caller or anyone. */
+export function procedureAdmission(
   meta: Meta | undefined,
   type: "query" | "mutation" | "subscription",
   signedIn: boolean,
 ): Admission {
-  return { signedIn, permission: meta?.permission, scope: scopeOf(meta, type), wholeAccount: meta?.wholeAccount };
+  return admissionOf(meta ?? {}, { signedIn, changes: type === "mutation" });
 }
 
 /** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
 const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  if (!ctx.decided) admit(ctx.caller, admissionOf(meta, type, false));
+  if (!ctx.decided) admit(ctx.caller, procedureAdmission(meta, type, false));
   const result = await next();
   throwClassified(ctx, result);
   return result;
@@ -142,7 +137,9 @@ const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
 /** A signed-in caller holding the permission declared in the procedure's meta. */
 export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
   const caller =
-    ctx.decided && ctx.caller ? ctx.caller : admit(ctx.caller, { ...admissionOf(meta, type, true), signedIn: true });
+    ctx.decided && ctx.caller
+      ? ctx.caller
+      : admit(ctx.caller, { ...procedureAdmission(meta, type, true), signedIn: true });
   const result = await next({ ctx: { caller } });
   throwClassified(ctx, result);
   return result;
@@ -224,13 +221,8 @@ type ProcedureFor<O extends OperationOptions> = O extends { modpackAccess: Modpa
  */
 export function operation<O extends OperationOptions>(options: O): ProcedureFor<O> {
   const { method, path, tags, summary, description, success, operationId, public: isPublic, ...rules } = options;
-  const scope = rules.scope ?? (method === "GET" ? "read" : "write");
-  const admission: Admission = {
-    signedIn: !isPublic,
-    permission: rules.permission,
-    scope,
-    wholeAccount: rules.wholeAccount,
-  };
+  const admission = admissionOf(rules, { signedIn: !isPublic, changes: method !== "GET" });
+  const { scope } = admission;
   const resourceRule = rules.modpackAccess ? modpackRuleText[rules.modpackAccess] : undefined;
   const access = admissionText(admission, { ...(resourceRule ? { resourceRule } : {}), readsCredentials: true });
   const meta: Meta = {

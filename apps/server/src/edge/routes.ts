@@ -1,5 +1,6 @@
 import {
   type Admission,
+  admissionOf,
   admissionText,
   admit,
   type Caller,
@@ -150,22 +151,24 @@ function errorSchema(status: number, permission: boolean, declared: boolean): z.
   return errorBodySchema;
 }
 
-/** Who may call a route: its permission, and its token scope (its own, else `read` for GET and `write` for the rest). */
-function admissionOf(route: Route): Admission {
+/** Who may call a route, from its declaration. */
+function routeAdmission(route: Route): Admission {
   const signedIn = route.permission !== "public";
-  return {
-    signedIn,
-    ...(signedIn ? { permission: route.permission as Permission } : {}),
-    scope: route.scope ?? (route.method === "GET" ? "read" : "write"),
-    wholeAccount: route.wholeAccount,
-  };
+  return admissionOf(
+    {
+      permission: signedIn ? (route.permission as Permission) : undefined,
+      scope: route.scope,
+      wholeAccount: route.wholeAccount,
+    },
+    { signedIn, changes: route.method !== "GET" },
+  );
 }
 
 function operationOf(definition: Route): ZodOpenApiOperationObject {
   const { permission } = definition;
   const needsPermission = permission !== "public";
   const takesCaller = needsPermission || definition.optionalCaller === true;
-  const admission = admissionOf(definition);
+  const admission = routeAdmission(definition);
   const { scope } = admission;
   const descriptions: Record<number, string> = needsPermission
     ? {
@@ -222,7 +225,7 @@ export function defineRoute<
  * through `sendError`.
  */
 async function handle(route: Route, request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate) {
-  const admission = admissionOf(route);
+  const admission = routeAdmission(route);
   let caller: Caller | null = null;
   try {
     const credentials = admission.signedIn || route.optionalCaller ? await authenticate(request, reply) : null;

@@ -1,5 +1,4 @@
 import {
-  admissionOf,
   admit,
   appRouter,
   authorizeModpackInput,
@@ -10,6 +9,7 @@ import {
   type ModpackAccess,
   type Operation,
   operations,
+  procedureAdmission,
   type Services,
   uuid,
 } from "@modpack/contract";
@@ -119,7 +119,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
           const input = inputOf(request, operation);
           const caller = admit(
             await deps.authenticate(request, reply),
-            admissionOf(meta, operation.type, meta.openapi?.protect === true),
+            procedureAdmission(meta, operation.type, meta.openapi?.protect === true),
           );
           const rule = meta.cache;
           const revalidates = request.method === "GET" && rule !== undefined && !!request.headers["if-none-match"];
