@@ -126,25 +126,6 @@ export function procedureAdmission(
   return admissionOf(meta ?? {}, { signedIn, changes: type === "mutation" });
 }
 
-/** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
-const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  if (!ctx.decided) admit(ctx.caller, procedureAdmission(meta, type, false));
-  const result = await next();
-  throwClassified(ctx, result);
-  return result;
-});
-
-/** A signed-in caller holding the permission declared in the procedure's meta. */
-export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  const caller =
-    ctx.decided && ctx.caller
-      ? ctx.caller
-      : admit(ctx.caller, { ...procedureAdmission(meta, type, true), signedIn: true });
-  const result = await next({ ctx: { caller } });
-  throwClassified(ctx, result);
-  return result;
-});
-
 const modpackIdInput = z.object({ id: z.uuid({ message: "Must be a UUID" }) });
 
 /**
@@ -165,14 +146,72 @@ export async function authorizeModpackInput(
   return services.modpacks.authorize(caller, parsed.data.id, need, options);
 }
 
-/** The modpack the resource rule let through, as the REST route decided it or as decided here. */
-const guardModpack = t.middleware(async ({ ctx, meta, getRawInput, next }) => {
-  const modpack =
-    ctx.decided?.access ?? (await authorizeModpackInput(ctx.services, ctx.caller, meta, await getRawInput()));
-  // A read of the modpack answers what this version of its row (which its members, links and mods
-  // move too) shows: its ETag.
+/**
+ * The modpack the resource rule let through: as the REST route decided it, or decided here for a
+ * `/trpc` call. A read of the modpack answers what this version of its row (which its members,
+ * links and mods move too) shows: its ETag.
+ */
+async function decideModpack(
+  ctx: Context,
+  caller: Caller | null,
+  meta: Meta | undefined,
+  getRawInput: () => Promise<unknown>,
+): Promise<ModpackAccess> {
+  let modpack: ModpackAccess;
+  try {
+    modpack = ctx.decided?.access ?? (await authorizeModpackInput(ctx.services, caller, meta, await getRawInput()));
+  } catch (error) {
+    throw ctx.classifyFailure(error) ?? error;
+  }
   ctx.response.version = modpack.version;
-  return next({ ctx: { modpack } });
+  return modpack;
+}
+
+/*
+ * The four kinds of procedure, each with one middleware: it takes the REST route's decisions, or
+ * decides the caller's admission (and the modpack's rule) for a `/trpc` call, then runs the
+ * procedure and leaves a classified failure (a database outage) as its typed error. One middleware
+ * each, because tRPC copies the call's options and context at every middleware.
+ */
+
+/** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
+const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
+  if (!ctx.decided) admit(ctx.caller, procedureAdmission(meta, type, false));
+  const result = await next();
+  throwClassified(ctx, result);
+  return result;
+});
+
+/** The signed-in caller a procedure's meta admits, as the REST route decided it or decided here. */
+function signedInCaller(ctx: Context, meta: Meta | undefined, type: "query" | "mutation" | "subscription"): Caller {
+  return ctx.decided && ctx.caller
+    ? ctx.caller
+    : admit(ctx.caller, { ...procedureAdmission(meta, type, true), signedIn: true });
+}
+
+/** A signed-in caller holding the permission declared in the procedure's meta. */
+export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
+  const result = await next({ ctx: { caller: signedInCaller(ctx, meta, type) } });
+  throwClassified(ctx, result);
+  return result;
+});
+
+/** A public procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
+const publicModpackProcedure = t.procedure.use(async ({ ctx, meta, type, getRawInput, next }) => {
+  if (!ctx.decided) admit(ctx.caller, procedureAdmission(meta, type, false));
+  const modpack = await decideModpack(ctx, ctx.caller, meta, getRawInput);
+  const result = await next({ ctx: { modpack } });
+  throwClassified(ctx, result);
+  return result;
+});
+
+/** A signed-in procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
+const modpackProcedure = t.procedure.use(async ({ ctx, meta, type, getRawInput, next }) => {
+  const caller = signedInCaller(ctx, meta, type);
+  const modpack = await decideModpack(ctx, caller, meta, getRawInput);
+  const result = await next({ ctx: { caller, modpack } });
+  throwClassified(ctx, result);
+  return result;
 });
 
 /**
@@ -185,11 +224,6 @@ export const parsers = <Input extends z.ZodType, Output extends z.ZodType>(input
 /** Rewrites the raw input before it is parsed (e.g. an accepted second spelling of a field). */
 export const rewriteInput = (rewrite: (raw: unknown) => unknown) =>
   t.middleware(async ({ getRawInput, next }) => next({ getRawInput: async () => rewrite(await getRawInput()) }));
-
-/** A public procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
-const publicModpackProcedure = publicProcedure.use(guardModpack);
-/** A signed-in procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
-const modpackProcedure = protectedProcedure.use(guardModpack);
 
 interface OperationOptions extends Rules {
   method: OpenApiMethod;
