@@ -4,6 +4,7 @@
  * public for what every caller sees alike, private (and Vary) for what depends on the caller.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createModpack } from "./support/modpacks.js";
 import { statementsOf } from "./support/query-count.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -363,20 +364,8 @@ describe("one decision per read", () => {
   let reader: SignedIn;
 
   beforeAll(async () => {
-    const shared = await service.app.inject({
-      method: "POST",
-      url: "/modpacks",
-      headers: owner.headers,
-      payload: { name: "Decided public pack", isPublic: true },
-    });
-    publicPack = shared.json().id;
-    const created = await service.app.inject({
-      method: "POST",
-      url: "/modpacks",
-      headers: owner.headers,
-      payload: { name: "Decided pack", isPublic: false },
-    });
-    pack = created.json().id;
+    publicPack = await createModpack(service, owner, { name: "Decided public pack", isPublic: true });
+    pack = await createModpack(service, owner, { name: "Decided pack", isPublic: false });
     reader = await signIn(service, { name: 'Reader \u00e9 "quoted"' });
     await service.runtime.database.db
       .insertInto("modpackMembers")

@@ -117,12 +117,10 @@ function throwClassified(ctx: Context, result: { ok: true } | { ok: false; error
   }
 }
 
+type ProcedureType = "query" | "mutation" | "subscription";
+
 /** Who may call a procedure, from its meta: a signed-in caller or anyone. */
-export function procedureAdmission(
-  meta: Meta | undefined,
-  type: "query" | "mutation" | "subscription",
-  signedIn: boolean,
-): Admission {
+export function procedureAdmission(meta: Meta | undefined, type: ProcedureType, signedIn: boolean): Admission {
   return admissionOf(meta ?? {}, { signedIn, changes: type === "mutation" });
 }
 
@@ -174,16 +172,21 @@ async function decideModpack(
  * each, because tRPC copies the call's options and context at every middleware.
  */
 
+/** The caller, if any, a public procedure's meta admits, as the REST route decided it or decided here. */
+function anyCaller(ctx: Context, meta: Meta | undefined, type: ProcedureType): Caller | null {
+  return ctx.decided ? ctx.caller : admit(ctx.caller, procedureAdmission(meta, type, false));
+}
+
 /** Anyone may call; `ctx.caller` is filled in when the request carries valid credentials. */
 const publicProcedure = t.procedure.use(async ({ ctx, meta, type, next }) => {
-  if (!ctx.decided) admit(ctx.caller, procedureAdmission(meta, type, false));
+  anyCaller(ctx, meta, type);
   const result = await next();
   throwClassified(ctx, result);
   return result;
 });
 
 /** The signed-in caller a procedure's meta admits, as the REST route decided it or decided here. */
-function signedInCaller(ctx: Context, meta: Meta | undefined, type: "query" | "mutation" | "subscription"): Caller {
+function signedInCaller(ctx: Context, meta: Meta | undefined, type: ProcedureType): Caller {
   return ctx.decided && ctx.caller
     ? ctx.caller
     : admit(ctx.caller, { ...procedureAdmission(meta, type, true), signedIn: true });
@@ -198,8 +201,7 @@ export const protectedProcedure = t.procedure.use(async ({ ctx, meta, type, next
 
 /** A public procedure on one modpack; `ctx.modpack` is the modpack the rule let through. */
 const publicModpackProcedure = t.procedure.use(async ({ ctx, meta, type, getRawInput, next }) => {
-  if (!ctx.decided) admit(ctx.caller, procedureAdmission(meta, type, false));
-  const modpack = await decideModpack(ctx, ctx.caller, meta, getRawInput);
+  const modpack = await decideModpack(ctx, anyCaller(ctx, meta, type), meta, getRawInput);
   const result = await next({ ctx: { modpack } });
   throwClassified(ctx, result);
   return result;

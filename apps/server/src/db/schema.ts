@@ -10,6 +10,7 @@ import type {
   WebhookFormat,
 } from "@modpack/contract";
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { KeyedMod } from "../modpack/revision-state.js";
 
 /** A timestamp column: read as Date, written as Date or ISO string, defaulted by the database. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -259,25 +260,15 @@ export interface ModpackRevisionsTable {
   createdAt: CreatedAt;
 }
 
-/** A mod's entry in the revisions `firstNumber` up to, not including, `untilNumber` (null: the newest). */
-export interface ModpackRevisionModsTable {
+/**
+ * A mod's entry in the revisions `firstNumber` up to, not including, `untilNumber` (null: the
+ * newest): the revision's mod and its load-order key (`modpack/revision-state.ts`), under its link's ids.
+ */
+export interface ModpackRevisionModsTable extends Omit<KeyedMod, "id"> {
   modpackId: string;
   modId: string;
   firstNumber: number;
   untilNumber: number | null;
-  /** The load order: entries sort by it, compared as plain strings. */
-  sortKey: string;
-  workshopId: string;
-  name: string;
-  /** The selected in-game ids; null: all of the mod's ids (nothing saved, or every one). */
-  selected: string[] | null;
-  custom: string[];
-  /** The ids the Build 41 and Build 42 files write for the mod. */
-  idsB41: string[];
-  idsB42: string[];
-  mapFolders: string[];
-  requiredWorkshopIds: string[];
-  timeUpdated: Date | null;
 }
 
 export interface ServerStartsTable {
