@@ -50,6 +50,12 @@ export interface SteamStandIn {
   collections: Map<string, string[]>;
   /** The next `count` requests to any endpoint fail this way. */
   failNext(count: number, mode: FailureMode, retryAfterSeconds?: number): void;
+  /**
+   * The next `count` requests that ask for this item fail this way; requests for other items pass.
+   * A test whose service also calls the workshop in the background (jobs of earlier cases) aims its
+   * failures at the call it is about.
+   */
+  failNextFor(workshopId: string, count: number, mode: FailureMode): void;
   /** Answers the next `count` requests, then holds every later one unanswered until `release()`. */
   holdAfter(count: number): void;
   /** Lets held requests (and later ones) through. */
@@ -185,7 +191,7 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
   const items = new Map<string, StandInItem>([...(options.items ?? [])].map((item) => [item.workshopId, item]));
   const collections = new Map<string, string[]>(options.collections ?? []);
   const calls: StandInCall[] = [];
-  const failures: { mode: FailureMode; retryAfterSeconds: number | undefined }[] = [];
+  const failures: { mode: FailureMode; retryAfterSeconds: number | undefined; workshopId?: string }[] = [];
   const sockets = new Set<Socket>();
 
   const itemFor = (id: string): StandInItem | undefined => {
@@ -368,7 +374,8 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
       }
     }
 
-    const failure = failures.shift();
+    const aimed = failures.findIndex((entry) => entry.workshopId === undefined || ids.includes(entry.workshopId));
+    const failure = aimed === -1 ? undefined : failures.splice(aimed, 1)[0];
     if (failure) {
       switch (failure.mode) {
         case "500":
@@ -431,6 +438,9 @@ export async function startSteamStandIn(options: StandInOptions = {}): Promise<S
     collections,
     failNext(count, mode, retryAfterSeconds) {
       for (let index = 0; index < count; index++) failures.push({ mode, retryAfterSeconds });
+    },
+    failNextFor(workshopId, count, mode) {
+      for (let index = 0; index < count; index++) failures.push({ mode, retryAfterSeconds: undefined, workshopId });
     },
     holdAfter(count) {
       holdBudget = count;

@@ -179,7 +179,7 @@ describe("adding and removing mods", () => {
     expect(other.json().error.message).toBe("Not a Steam Workshop URL");
 
     fake.items.set("4901", fakeItem("4901"));
-    fake.failNext(4, "500");
+    fake.failNextFor("4901", 4, "500");
     const unreachable = await addMod(modpackId, owner, "4901");
     expect(unreachable.statusCode).toBe(502);
     expect(unreachable.json()).toEqual({

@@ -114,7 +114,7 @@ describe("POST /mods", () => {
 
   it("answers 502 when the workshop keeps failing, without leaking where it called", async () => {
     fake.items.set("1004", fakeItem("1004"));
-    fake.failNext(4, "500");
+    fake.failNextFor("1004", 4, "500");
     const response = await post("/mods", user.headers, { modAtribute: "1004" });
     expect(response.statusCode).toBe(502);
     expect(response.json()).toEqual({
@@ -432,7 +432,7 @@ describe("POST /mods/{id}/refresh", () => {
     expect(missing.json()).toEqual({ error: { message: "Mod not found", code: "NOT_FOUND" } });
 
     const mod = (await get("/mods?search=SeedMod4")).json().data[0];
-    fake.failNext(4, "500");
+    fake.failNextFor(mod.workshopId, 4, "500");
     const failed = await post(`/mods/${mod.id}/refresh`, user.headers);
     expect(failed.statusCode).toBe(502);
     expect(failed.json().error.message).toBe("The Steam Workshop could not be reached; try again");
