@@ -14,6 +14,8 @@ import { type SignedIn, signIn } from "./support/users.js";
 let service: TestService;
 let owner: SignedIn;
 let pack: string;
+/** A modpack of the 1,100 filler mods, then the 30 "totalword" and the 5 "zzrareword" mods. */
+let walked: string;
 
 /** Mods whose text holds "totalword": 30, each tagged `Totaltag`. */
 const WORDS = 30;
@@ -35,7 +37,7 @@ beforeAll(async () => {
       tags: ["Totaltag"],
     })),
   );
-  await insertMods(
+  const rare = await insertMods(
     service,
     Array.from({ length: RARE }, (_, index) => ({
       workshopId: String(6_200_000 + index),
@@ -51,6 +53,19 @@ beforeAll(async () => {
     from generate_series(1, 1100) as i
   `.execute(db);
   pack = await insertModpack(service, { ownerId: owner.userId, name: "Totals", modIds: words.map((mod) => mod.id) });
+  // The same rows inside one modpack: its matches sit behind more links than a page walks, in load
+  // order and by name, so such a page reads every match of the modpack instead.
+  const fillers = await db
+    .selectFrom("mods")
+    .select("id")
+    .where("name", "like", "Aaafiller %")
+    .orderBy("name")
+    .execute();
+  walked = await insertModpack(service, {
+    ownerId: owner.userId,
+    name: "Walked",
+    modIds: [...fillers.map((mod) => mod.id), ...words.map((mod) => mod.id), ...rare.map((mod) => mod.id)],
+  });
   for (let index = 0; index < PACKS; index++) {
     await insertModpack(service, { ownerId: owner.userId, name: `Totalpack ${index}`, isPublic: true });
   }
@@ -86,7 +101,8 @@ async function read(url: string): Promise<Page> {
 type Expected = { exact: number } | "estimated";
 
 describe("totalExact: a page is exact only when its statement saw every match", () => {
-  // name, url (`{pack}` is the modpack of the 30 "totalword" mods), the rows answered, the total
+  // name, url (`{pack}` is the modpack of the 30 "totalword" mods, `{walked}` the one with the
+  // fillers before them), the rows answered, the total
   const cases: [string, string, number, Expected][] = [
     ["a first page that reaches the end", "/mods?search=totalword&limit=100", WORDS, { exact: WORDS }],
     ["a last page by number", "/mods?search=totalword&limit=10&page=3", 10, { exact: WORDS }],
@@ -128,10 +144,42 @@ describe("totalExact: a page is exact only when its statement saw every match", 
       10,
       { exact: WORDS },
     ],
+    [
+      "a modpack's mods in load order, behind more links than a walk reads: every match read",
+      "/modpacks/{walked}/mods?search=totalword&limit=10",
+      10,
+      { exact: WORDS },
+    ],
+    [
+      "a modpack's mods by name, behind more links than a walk reads: every match read",
+      "/modpacks/{walked}/mods?search=totalword&limit=10&sortBy=name",
+      10,
+      { exact: WORDS },
+    ],
+    [
+      "a modpack in the catalogue by name, behind more links than a walk reads: every match read",
+      "/mods?modpackId={walked}&search=totalword&limit=10",
+      10,
+      { exact: WORDS },
+    ],
+    [
+      "a modpack's few matches last by name",
+      "/modpacks/{walked}/mods?search=zzrareword&limit=2&sortBy=name",
+      2,
+      {
+        exact: RARE,
+      },
+    ],
+    [
+      "a modpack's mods by name, found along the walk",
+      "/modpacks/{walked}/mods?search=aaafiller&limit=10&sortBy=name",
+      10,
+      "estimated",
+    ],
   ];
 
   it.each(cases)("%s: %s", async (_name, url, rows, expected) => {
-    const { data, pagination } = await read(url.replace("{pack}", pack));
+    const { data, pagination } = await read(url.replace("{pack}", pack).replace("{walked}", walked));
     expect(data).toHaveLength(rows);
     expect(pagination.totalPages).toBe(Math.ceil(pagination.total / pagination.limit));
     if (expected === "estimated") {
@@ -153,14 +201,19 @@ describe("totalExact after a cursor", () => {
       "/modpacks/{pack}/mods?search=totalword&limit=10&sortBy=updatedAt",
       { exact: WORDS },
     ],
+    // Past the first page the walk starts at the cursor, where the matches are: found along it.
+    ["a modpack's links walked by name", "/modpacks/{walked}/mods?search=totalword&limit=10&sortBy=name", "estimated"],
+    ["a modpack's links walked in load order", "/modpacks/{walked}/mods?search=totalword&limit=10", "estimated"],
+    ["a modpack in the catalogue walked by name", "/mods?modpackId={walked}&search=totalword&limit=10", "estimated"],
   ];
 
-  it.each(cases)("%s: %s", async (_name, url, expected) => {
-    const first = await read(url.replace("{pack}", pack));
+  it.each(cases)("%s: %s", async (_name, template, expected) => {
+    const url = template.replace("{pack}", pack).replace("{walked}", walked);
+    const first = await read(url);
     const seen = first.data.map((row) => row.id);
     let cursor = first.pagination.nextCursor;
     while (cursor) {
-      const next = await read(`${url.replace("{pack}", pack)}&cursor=${encodeURIComponent(cursor)}`);
+      const next = await read(`${url}&cursor=${encodeURIComponent(cursor)}`);
       seen.push(...next.data.map((row) => row.id));
       if (expected === "estimated") expect(next.pagination.totalExact).toBe(false);
       else expect(next.pagination).toMatchObject({ total: expected.exact, totalExact: true });

@@ -89,15 +89,20 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    */
   estimate?: RawBuilder<number | null>;
   /**
-   * For `matched`, the matches of a list that grows with the catalogue: its unfiltered rows
-   * (`from`, named `table`) and its filter. The page walks the sort index through a bounded number
-   * of rows (WALK_ROWS_PER_ROW per row wanted, at least WALK_ROWS), which finds a page of matches
-   * spread through the sort order; when they are fewer or cluster further down, it reads every
-   * match's id and sort value from the filter's own indexes, counts and sorts those instead, so no
-   * page walks far through rows that do not match. Both in one statement: the second is only run
-   * when the first fell short.
+   * For `matched`, the matches of a list whose filter no index gives in the sort's order: its
+   * unfiltered rows (`from`, named `table`) and its filter. The page walks the sort index through a
+   * bounded number of rows (WALK_ROWS_PER_ROW per row wanted, at least WALK_ROWS), which finds a
+   * page of matches spread through the sort order; when they are fewer or cluster further down, it
+   * reads every match's id and sort value from the filter's own indexes, counts and sorts those
+   * instead, so no page walks far through rows that do not match, and a word common in the order
+   * never reads all its matches. Both in one statement: the second is only run when the first fell
+   * short.
+   *
+   * `mods` and `modpacks`: the catalogue's rows, read by primary key once the page is cut. `link`:
+   * one modpack's links (`modpack_mods as link`), whose page columns the walk carries and
+   * `completePage` (required) completes with their mods.
    */
-  sortWalk?: { table: "mods" | "modpacks"; from: Q; filter: (rows: Q) => Q };
+  sortWalk?: { table: "mods" | "modpacks" | "link"; from: Q; filter: (rows: Q) => Q };
   /**
    * For `matched`, a set no index gives in the sort's order (a modpack's mods by a catalogue
    * column): the page's statement sorts every match's id and sort value, so it counts them in
@@ -308,16 +313,20 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   }
 
   /**
-   * A filtered page of a list that grows with the catalogue (see `sortWalk`): the matches among
-   * the first rows of the sort order, from the position on; when they are fewer than the rows
-   * wanted, every match's id and sort value instead, counted and sorted. Then the page's rows by
-   * primary key.
+   * A filtered page walked along the sort order (see `sortWalk`): the matches among the first rows
+   * of the sort order, from the position on; when they are fewer than the rows wanted, every
+   * match's id and sort value instead, counted and sorted. Then the page's rows: the catalogue's by
+   * primary key, a modpack's links completed with their mods.
    */
   function readWalk(walk: NonNullable<ListCommon<Q, Row, Item>["sortWalk"]>) {
     const wanted = offset + limit + 1;
     const from = position ? (walk.from.where(after(column, id)) as Q) : walk.from;
-    const ids = (rows: Q) => rows.select([sql.ref(id).as("id"), sql.ref(column).as("pageSort")]);
-    const uncounted = (rows: Q) => ids(rows).select(sql<null>`null::bigint`.as("matchCount"));
+    const links = walk.table === "link";
+    // What the walk keeps of a match: a catalogue row's id (its row is read once the page is cut),
+    // or a link's page columns, narrow already.
+    const idColumn = links ? "cursorId" : "id";
+    const kept = (rows: Q) =>
+      (links ? keyed(rows) : rows.select(sql.ref(id).as("id"))).select(sql.ref(column).as("pageSort"));
     const walked = db.selectFrom(
       from
         .selectAll(walk.table)
@@ -326,17 +335,18 @@ export async function listPage<Q extends AnySelect, Row, Item>(
         .limit(Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted))
         .as(walk.table),
     ) as unknown as Q;
-    const along = uncounted(walk.filter(walked))
+    const along = kept(walk.filter(walked))
+      .select(sql<null>`null::bigint`.as("matchCount"))
       .orderBy(sql.ref(column), order)
       .orderBy(sql.ref(id), order)
       .limit(wanted);
     // `offset 0` keeps the sort order's index out of the second: the filter's indexes find the matches.
     const everyMatch = db
-      .selectFrom(ids(walk.filter(from)).offset(0).as("match"))
+      .selectFrom(kept(walk.filter(from)).offset(0).as("match"))
       .selectAll("match")
       .select(sql<number>`count(*) over ()`.as("matchCount"))
       .orderBy(sql.ref("match.pageSort"), order)
-      .orderBy(sql.ref("match.id"), order)
+      .orderBy(sql.ref(`match.${idColumn}`), order)
       .limit(wanted);
     const enough = sql<SqlBool>`(select count(*) from along) = ${wanted}`;
     const picked = sql<{ id: string }>`(
@@ -345,7 +355,23 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       union all
       select * from (${everyMatch}) as every_match where not ${enough}
     )`;
-    const rows = rowsByIds<Q>(db, walk.table, db.selectFrom(picked.as("picked")).selectAll("picked"), ["match_count"]);
+    if (links) {
+      return completed(
+        db
+          .selectFrom(picked.as("picked"))
+          .selectAll("picked")
+          .orderBy(sql.ref("picked.pageSort"), order)
+          .orderBy(sql.ref("picked.cursorId"), order)
+          .limit(limit + 1)
+          .offset(offset),
+      );
+    }
+    const rows = rowsByIds<Q>(
+      db,
+      walk.table as "mods" | "modpacks",
+      db.selectFrom(picked.as("picked")).selectAll("picked"),
+      ["match_count"],
+    );
     return completed(
       keyed(rows)
         .select([sql.ref(column).as("pageSort"), sql.ref(`${walk.table}.matchCount`).as("matchCount")])

@@ -62,29 +62,38 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
       const common = {
         list: "modpackMods",
         filters: { modpackId: modpack.id, search, tags },
-        // The modpack's size is bounded by the modpack: exact. A search within it counts only the
-        // matches its page read, as the catalogue does: an exact count would test every one of a
-        // large modpack's mods for the words.
-        ...(search ? { count: "matched" as const, everyMatch: sortBy === "updatedAt" } : { count: "exact" as const }),
         sort,
         toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };
-      if (sortBy !== "updatedAt" && !search) {
+      if (sortBy !== "updatedAt") {
         // In load order or by name, the page is cut from the links' index before any catalogue row
-        // is read, and the modpack's size is counted from the links alone.
+        // is read. The modpack's size is counted exactly from the links alone. A search walks that
+        // index a bounded distance, testing each link's mod by primary key, and when the page is
+        // not full by then (a rare word, or one whose matches sit further down), reads every match
+        // of the modpack instead: the catalogue's trigram matches joined to the links, or each
+        // link's mod tested, whichever the planner finds cheaper. It counts only the matches its
+        // page read, as the catalogue does: an exact count would test every one of a large
+        // modpack's mods for the words.
+        const matching = (rows: AnySelect) =>
+          rows.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search ?? ""));
         return listPage(db, input, {
           ...common,
-          rows: ownLinks,
+          ...(search
+            ? {
+                rows: matching(ownLinks),
+                count: "matched" as const,
+                sortWalk: { table: "link" as const, from: ownLinks, filter: matching },
+              }
+            : { rows: ownLinks, count: "exact" as const }),
           columns: (rows) => rows.select(["link.modId", "link.addedAt"]),
           completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
         });
       }
-      // A search joins the catalogue freely, so the planner weighs the ways to find the matches: the
-      // modpack's links along their own index in the page's order (load order or name), each mod
-      // tested by primary key until the page is full; the links each tested and then sorted (by a
-      // catalogue column, where the page reads and counts every match); or the catalogue's trigram
-      // indexes (a word rare in the catalogue), joined to the links. The cost follows the page, the
-      // matches or the modpack, never the catalogue.
+      // By the mods' update time, which no index of the links holds: a search's page reads and
+      // counts every match of the modpack (the catalogue's trigram matches joined to the links, or
+      // each link's mod tested, whichever the planner finds cheaper); without one, every link's mod
+      // is read by primary key and sorted. The cost follows the matches or the modpack, never the
+      // catalogue.
       const matching = search
         ? ownLinks.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search))
         : withModRows(ownLinks, "link.modId");
@@ -92,6 +101,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
         ...common,
         rows: matching,
         countRows: search ? matching : ownLinks,
+        ...(search ? { count: "matched" as const, everyMatch: true } : { count: "exact" as const }),
         columns: (rows) => rows.selectAll("mods").select("link.addedAt"),
       });
     },

@@ -90,15 +90,18 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           .where("link.modpackId", "in", readable(modpackId))
           .where("link.isActive", "=", true);
         if (tags.length > 0) links = links.where(modTagsCondition(tags, "link.modTags"));
-        // A search tests each link's mod by primary key along that index and stops at the page's
-        // last row; the page counts only the matches it read (see modpack-mods.ts).
-        if (search) links = links.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search));
+        // A search walks that index a bounded distance, testing each link's mod by primary key,
+        // else reads every match of the modpack (see modpack-mods.ts).
+        const matching = (rows: AnySelect) =>
+          rows.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search ?? ""));
         const result = await listPage(db, input, {
           list: "mods",
           filters: { search, tags, modpackId },
-          rows: links,
+          rows: search ? matching(links) : links,
           sort: { column: "link.modName", cursorName: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
-          count: search ? "matched" : "exact",
+          ...(search
+            ? { count: "matched" as const, sortWalk: { table: "link" as const, from: links, filter: matching } }
+            : { count: "exact" as const }),
           columns: (rows) => rows.select("link.modId"),
           completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
