@@ -187,6 +187,14 @@ export function modSearchCondition(search: string): RawBuilder<SqlBool> {
 }
 
 /**
+ * A modpack's links (`modpack_mods as link`) whose mod matches `search` (`modSearchCondition`),
+ * joined to their mods: the one way a search inside a modpack finds its matches.
+ */
+export function linksMatching(links: AnySelect, search: string): AnySelect {
+  return links.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search));
+}
+
+/**
  * Mods carrying any of the tags: the catalogue's `mods.tags` (uses the GIN index on `tags`), or the
  * copy a modpack's links keep (`link.modTags`).
  */

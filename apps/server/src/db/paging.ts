@@ -356,6 +356,8 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       select * from (${everyMatch}) as every_match where not ${enough}
     )`;
     if (links) {
+      // The walk carried only the links' page columns: without `completePage` the page has no rows.
+      if (!spec.completePage) throw new Error(`${spec.list}: a walk over a modpack's links needs completePage`);
       return completed(
         db
           .selectFrom(picked.as("picked"))

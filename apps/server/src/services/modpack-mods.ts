@@ -6,7 +6,7 @@ import { findRequirements } from "../db/mod-requirements.js";
 import { linkColumns, linkMods } from "../db/modpack-mods.js";
 import { recordRevision } from "../db/modpack-revisions.js";
 import { changeModpack } from "../db/modpacks.js";
-import { modSearchCondition, modTagsCondition, resolveModReference, toMod, withModRows } from "../db/mods.js";
+import { linksMatching, modTagsCondition, resolveModReference, toMod, withModRows } from "../db/mods.js";
 import { listPage } from "../db/paging.js";
 import type { ModRow } from "../db/schema.js";
 import { announceModpackChanged } from "../db/webhooks.js";
@@ -74,15 +74,17 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
         // link's mod tested, whichever the planner finds cheaper. It counts only the matches its
         // page read, as the catalogue does: an exact count would test every one of a large
         // modpack's mods for the words.
-        const matching = (rows: AnySelect) =>
-          rows.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search ?? ""));
         return listPage(db, input, {
           ...common,
           ...(search
             ? {
-                rows: matching(ownLinks),
+                rows: linksMatching(ownLinks, search),
                 count: "matched" as const,
-                sortWalk: { table: "link" as const, from: ownLinks, filter: matching },
+                sortWalk: {
+                  table: "link" as const,
+                  from: ownLinks,
+                  filter: (rows: AnySelect) => linksMatching(rows, search),
+                },
               }
             : { rows: ownLinks, count: "exact" as const }),
           columns: (rows) => rows.select(["link.modId", "link.addedAt"]),
@@ -94,9 +96,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
       // each link's mod tested, whichever the planner finds cheaper); without one, every link's mod
       // is read by primary key and sorted. The cost follows the matches or the modpack, never the
       // catalogue.
-      const matching = search
-        ? ownLinks.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search))
-        : withModRows(ownLinks, "link.modId");
+      const matching = search ? linksMatching(ownLinks, search) : withModRows(ownLinks, "link.modId");
       return listPage(db, input, {
         ...common,
         rows: matching,

@@ -14,6 +14,7 @@ import { readableBy } from "../db/modpacks.js";
 import {
   fetchItem,
   HTTP_URL,
+  linksMatching,
   modSearchCondition,
   modTagsCondition,
   resolveModReference,
@@ -92,16 +93,22 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         if (tags.length > 0) links = links.where(modTagsCondition(tags, "link.modTags"));
         // A search walks that index a bounded distance, testing each link's mod by primary key,
         // else reads every match of the modpack (see modpack-mods.ts).
-        const matching = (rows: AnySelect) =>
-          rows.innerJoin("mods", "mods.id", "link.modId").where(modSearchCondition(search ?? ""));
+        const inModpack = search
+          ? {
+              rows: linksMatching(links, search),
+              count: "matched" as const,
+              sortWalk: {
+                table: "link" as const,
+                from: links,
+                filter: (rows: AnySelect) => linksMatching(rows, search),
+              },
+            }
+          : { rows: links, count: "exact" as const };
         const result = await listPage(db, input, {
           list: "mods",
           filters: { search, tags, modpackId },
-          rows: search ? matching(links) : links,
+          ...inModpack,
           sort: { column: "link.modName", cursorName: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
-          ...(search
-            ? { count: "matched" as const, sortWalk: { table: "link" as const, from: links, filter: matching } }
-            : { count: "exact" as const }),
           columns: (rows) => rows.select("link.modId"),
           completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
           toItem: toMod,
