@@ -176,6 +176,18 @@ describe("totalExact: a page is exact only when its statement saw every match", 
       10,
       "estimated",
     ],
+    [
+      "a second page by number, behind more links than a walk reads: every match read",
+      "/modpacks/{walked}/mods?search=totalword&limit=10&page=2&sortBy=name",
+      10,
+      { exact: WORDS },
+    ],
+    [
+      "a modpack's mods by name, descending: found along the walk",
+      "/modpacks/{walked}/mods?search=totalword&limit=10&sortBy=name&sortOrder=desc",
+      10,
+      "estimated",
+    ],
   ];
 
   it.each(cases)("%s: %s", async (_name, url, rows, expected) => {
@@ -205,6 +217,11 @@ describe("totalExact after a cursor", () => {
     ["a modpack's links walked by name", "/modpacks/{walked}/mods?search=totalword&limit=10&sortBy=name", "estimated"],
     ["a modpack's links walked in load order", "/modpacks/{walked}/mods?search=totalword&limit=10", "estimated"],
     ["a modpack in the catalogue walked by name", "/mods?modpackId={walked}&search=totalword&limit=10", "estimated"],
+    [
+      "a modpack's links walked by name, descending",
+      "/modpacks/{walked}/mods?search=totalword&limit=10&sortBy=name&sortOrder=desc",
+      "estimated",
+    ],
   ];
 
   it.each(cases)("%s: %s", async (_name, template, expected) => {
@@ -219,8 +236,11 @@ describe("totalExact after a cursor", () => {
       else expect(next.pagination).toMatchObject({ total: expected.exact, totalExact: true });
       cursor = next.pagination.nextCursor;
     }
-    // Pages and cursors stay exact whatever the total says.
-    expect(new Set(seen).size).toBe(WORDS);
+    // Pages and cursors stay exact whatever the total says: the pages, one after the other, are
+    // the rows of one page holding every match, in its order.
+    const whole = await read(url.replace("limit=10", "limit=100"));
+    expect(whole.data).toHaveLength(WORDS);
+    expect(seen).toEqual(whole.data.map((row) => row.id));
   });
 });
 
