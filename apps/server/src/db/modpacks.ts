@@ -66,15 +66,16 @@ export function toModpack(
   };
 }
 
-/** A member as the modpack's member rows and its owner's user row hold it. */
+/** A member as `MEMBERS_JSON` holds it: the member row and its user's name and image. */
 interface MemberRow {
   userId: string;
   name: string;
   image: string | null;
   permission: string[];
   isActive: boolean;
-  createdAt: Date | string;
-  updatedAt: Date | string;
+  /** Already in the API's form (see `ISO_TIME`). */
+  createdAt: string;
+  updatedAt: string;
 }
 
 function toMember(row: MemberRow): Member {
@@ -82,10 +83,14 @@ function toMember(row: MemberRow): Member {
     ...row,
     image: row.image ?? "",
     permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
-    createdAt: new Date(row.createdAt).toISOString(),
-    updatedAt: new Date(row.updatedAt).toISOString(),
   };
 }
+
+/**
+ * A timestamp column as the API writes times (`toISOString`'s form: UTC, milliseconds), formatted
+ * by Postgres: a read of a modpack's members parses no time into a Date only to write it back.
+ */
+const ISO_TIME = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The active members of the modpack a statement reads (`modpacks`), oldest first, as one JSON array:
@@ -93,7 +98,7 @@ function toMember(row: MemberRow): Member {
  */
 const MEMBERS_JSON = `(select coalesce(json_agg(json_build_object(
     'userId', m.user_id, 'name', u.name, 'image', u.image, 'permission', m.permission,
-    'isActive', m.is_active, 'createdAt', m.created_at, 'updatedAt', m.updated_at
+    'isActive', m.is_active, 'createdAt', ${ISO_TIME("m.created_at")}, 'updatedAt', ${ISO_TIME("m.updated_at")}
   ) order by m.created_at, m.user_id), '[]')
   from modpack_members m join users u on u.id = m.user_id
   where m.modpack_id = modpacks.id and m.is_active)`;
