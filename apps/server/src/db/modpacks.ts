@@ -73,7 +73,7 @@ interface MemberRow {
   image: string | null;
   permission: string[];
   isActive: boolean;
-  /** Already in the API's form (see `ISO_TIME`). */
+  /** Already in the API's form (see `isoTime`). */
   createdAt: string;
   updatedAt: string;
 }
@@ -90,7 +90,7 @@ function toMember(row: MemberRow): Member {
  * A timestamp column as the API writes times (`toISOString`'s form: UTC, milliseconds), formatted
  * by Postgres: a read of a modpack's members parses no time into a Date only to write it back.
  */
-const ISO_TIME = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The active members of the modpack a statement reads (`modpacks`), oldest first, as one JSON array:
@@ -98,7 +98,7 @@ const ISO_TIME = (column: string) => `to_char(${column} at time zone 'UTC', 'YYY
  */
 const MEMBERS_JSON = `(select coalesce(json_agg(json_build_object(
     'userId', m.user_id, 'name', u.name, 'image', u.image, 'permission', m.permission,
-    'isActive', m.is_active, 'createdAt', ${ISO_TIME("m.created_at")}, 'updatedAt', ${ISO_TIME("m.updated_at")}
+    'isActive', m.is_active, 'createdAt', ${isoTime("m.created_at")}, 'updatedAt', ${isoTime("m.updated_at")}
   ) order by m.created_at, m.user_id), '[]')
   from modpack_members m join users u on u.id = m.user_id
   where m.modpack_id = modpacks.id and m.is_active)`;

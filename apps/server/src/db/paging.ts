@@ -100,7 +100,7 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    *
    * `mods` and `modpacks`: the catalogue's rows, read by primary key once the page is cut. `link`:
    * one modpack's links (`modpack_mods as link`), whose page columns the walk carries and
-   * `completePage` (required) completes with their mods.
+   * `completePage` completes with their mods (a list without `completePage` cannot walk links).
    */
   sortWalk?: { table: "mods" | "modpacks" | "link"; from: Q; filter: (rows: Q) => Q };
   /**
@@ -121,6 +121,7 @@ type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
         /** The columns of a page row. */
         columns: (rows: Q) => RowsOf<Row>;
         completePage?: undefined;
+        sortWalk?: { table: "mods" | "modpacks" };
       }
     | {
         columns: (rows: Q) => AnySelect;
@@ -356,8 +357,6 @@ export async function listPage<Q extends AnySelect, Row, Item>(
       select * from (${everyMatch}) as every_match where not ${enough}
     )`;
     if (links) {
-      // The walk carried only the links' page columns: without `completePage` the page has no rows.
-      if (!spec.completePage) throw new Error(`${spec.list}: a walk over a modpack's links needs completePage`);
       return completed(
         db
           .selectFrom(picked.as("picked"))
