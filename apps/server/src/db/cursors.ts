@@ -9,6 +9,9 @@ export interface Position {
 
 export type SortType = "text" | "timestamptz";
 
+/** How a timestamp's sort value is written (`to_char`): UTC with its microseconds, as `isSortValue` reads it. */
+export const SORT_TIME_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+
 /** A short digest of a value: what a cursor checks its fields and its list's filters with. */
 export const digest = (value: unknown) =>
   createHash("sha256").update(JSON.stringify(value)).digest("base64url").slice(0, 16);

@@ -12,7 +12,10 @@ import {
   unauthorized,
 } from "@modpack/contract";
 import { CompiledQuery, type ExpressionBuilder, sql } from "kysely";
+import { EXACT_COUNT_LIMIT } from "./counts.js";
+import { SORT_TIME_FORMAT } from "./cursors.js";
 import type { Db } from "./database.js";
+import type { FixedPageAt } from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 
 /*
@@ -50,6 +53,33 @@ export function toModpackSummary(row: SummaryRow): ModpackSummary {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/**
+ * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
+ * `fixedPage`): the list every visitor reads first. The public, active modpacks are exactly the rows
+ * of the partial indexes on them (migration 0001): the page walks one in the sort's order, counts up
+ * to one past EXACT_COUNT_LIMIT along it, and reads the row count Postgres's statistics keep of one
+ * for the total above that. `$1` is the rows to read, `$2` the offset, `$3` and `$4` a cursor's sort
+ * value and id.
+ */
+export function publicModpacksPage(
+  sortBy: "createdAt" | "updatedAt" | "name",
+  order: "asc" | "desc",
+  { position, rows, offset }: FixedPageAt,
+): CompiledQuery {
+  const column = { createdAt: "created_at", updatedAt: "updated_at", name: "name" }[sortBy];
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  const sortValue =
+    type === "text" ? `${column}::text` : `to_char(${column} at time zone 'UTC', '${SORT_TIME_FORMAT}')`;
+  const after = position ? `and (${column}, id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)` : "";
+  const text = `select id, name, description, avatar_url, platform_url, owner_id, is_public, is_verified, is_active,
+    created_at, updated_at, ${sortValue} as sort_value, id as cursor_id,
+    (select count(*)::int from (select 1 from modpacks where is_active and is_public limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
+    (select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx')) as estimate
+  from modpacks where is_active and is_public ${after}
+  order by ${column} ${order}, id ${order} limit $1 offset $2`;
+  return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
 }
 
 const memberPermissionValues = new Set<string>(memberPermissions);

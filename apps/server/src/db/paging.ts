@@ -1,5 +1,5 @@
 import { badRequest, MAX_PAGE_DEPTH, type Paged } from "@modpack/contract";
-import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { type CompiledQuery, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import {
   type AnySelect,
   boundedCount,
@@ -8,7 +8,7 @@ import {
   EXACT_COUNT_LIMIT,
   estimatedCount,
 } from "./counts.js";
-import { decodeCursor, digest, encodeCursor, type SortType } from "./cursors.js";
+import { decodeCursor, digest, encodeCursor, type Position, SORT_TIME_FORMAT, type SortType } from "./cursors.js";
 import type { Db } from "./database.js";
 import type { Database } from "./schema.js";
 
@@ -83,11 +83,12 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
   countRows?: AnySelect;
   /**
-   * For `bounded`: the size of the list as Postgres's statistics keep it (the row count of a partial
-   * index holding exactly the list's rows), read in the page's statement, so a large list's total
-   * needs no statement of its own. Null or negative (never analysed) falls back to the planner.
+   * For `bounded`: the page's statement as fixed text, for a list read so often that building and
+   * compiling its statement on every request costs the service more than Postgres takes to run it.
+   * Its rows carry what the built statement's would: the page's columns, `sortValue`, `cursorId`,
+   * `boundedCount` and `estimate`.
    */
-  estimate?: RawBuilder<number | null>;
+  fixedPage?: (at: FixedPageAt) => CompiledQuery;
   /**
    * For `matched`, the matches of a list whose filter no index gives in the sort's order: its
    * unfiltered rows (`from`, named `table`) and its filter. The page walks the sort index through a
@@ -132,6 +133,13 @@ type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
         completePage: (page: AnySelect) => RowsOf<Row>;
       }
   );
+
+/** Where a `fixedPage` statement reads: `rows` rows (one past the page) from `offset`, after `position`. */
+export interface FixedPageAt {
+  position: Position | undefined;
+  rows: number;
+  offset: number;
+}
 
 /** Columns the page statement adds to each row: the cursor's sort value and id, the counts. */
 interface PageKeys {
@@ -201,7 +209,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   const sortValue =
     type === "text"
       ? sql<string>`${sql.ref(column)}::text`
-      : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+      : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', ${sql.lit(SORT_TIME_FORMAT)})`;
   const keyed = (rows: Q) => spec.columns(rows).select([sortValue.as("sortValue"), sql.ref<string>(id).as("cursorId")]);
   /** The page cut from `cut` (rows with `pageSort` and `cursorId`), its rows completed. */
   const completed = (cut: AnySelect): Promise<(Row & PageKeys)[]> => {
@@ -219,7 +227,6 @@ export async function listPage<Q extends AnySelect, Row, Item>(
    * that stops past EXACT_COUNT_LIMIT, and `exact`, the whole count, each run once (a subquery of
    * no row's values) in the page's statement, so a page and its count are one round trip.
    */
-  const estimateColumn = (spec.estimate ?? sql<null>`null`).as("estimate");
   const readPage = (count?: "window" | "bounded" | "exact") =>
     completed(
       keyed(position ? (spec.rows.where(after(column, id)) as Q) : spec.rows)
@@ -230,7 +237,6 @@ export async function listPage<Q extends AnySelect, Row, Item>(
             eb.selectFrom(countUpToLimit(db, spec.rows).as("counted")).select("counted.count").as("boundedCount"),
           ),
         )
-        .$if(count === "bounded" && spec.estimate !== undefined, (query) => query.select(estimateColumn))
         .select(sql.ref(column).as("pageSort"))
         .orderBy(sql.ref(column), order)
         .orderBy(sql.ref(id), order)
@@ -268,7 +274,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   }
 
   if (spec.count === "bounded") {
-    const found = await readPage("bounded");
+    const found = spec.fixedPage
+      ? ((await db.executeQuery(spec.fixedPage({ position, rows: limit + 1, offset }))).rows as (Row & PageKeys)[])
+      : await readPage("bounded");
     const known = totalOfPage(found);
     if (known !== undefined) return answer(found, known, true);
     // A page past the end has no row to carry the count.

@@ -1,5 +1,5 @@
 import { type MyModpackListInput, notFound, type Services } from "@modpack/contract";
-import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { type CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/database.js";
 import { modsInLockOrder } from "../db/lock-order.js";
 import { recordRevision } from "../db/modpack-revisions.js";
@@ -8,12 +8,13 @@ import {
   changeModpack,
   loadMembers,
   loadModpack,
+  publicModpacksPage,
   readableBy,
   toModpack,
   toModpackSummary,
 } from "../db/modpacks.js";
 import { notify } from "../db/notifications.js";
-import { listPage, rowsByIds } from "../db/paging.js";
+import { type FixedPageAt, listPage, rowsByIds } from "../db/paging.js";
 import type { Database, ModpackUpdate } from "../db/schema.js";
 import { searchTextCondition } from "../db/search-text.js";
 
@@ -32,11 +33,6 @@ const summaryColumns = [
   "modpacks.updatedAt",
 ] as const;
 
-/** The number of public, active modpacks as of the last analyse; null when the index is gone. */
-const publicModpackCount = sql<
-  number | null
->`(select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx'))`;
-
 /** A page of modpacks in the request's sort; every word of `search` is in the name or the description. */
 function listModpacks(
   db: Db,
@@ -44,7 +40,7 @@ function listModpacks(
   matching: SelectQueryBuilder<Database, "modpacks", object>,
   input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
   count: "bounded" | "withPage",
-  estimate?: RawBuilder<number | null>,
+  fixedPage?: (at: FixedPageAt) => CompiledQuery,
 ) {
   const { search, sortBy, sortOrder } = input;
   type Modpacks = typeof matching;
@@ -60,7 +56,7 @@ function listModpacks(
       id: "modpacks.id",
     },
     count: count === "bounded" && search ? "matched" : count,
-    ...(count === "bounded" && !search && estimate && { estimate }),
+    ...(count === "bounded" && !search && fixedPage && { fixedPage }),
     // The public list grows with the catalogue: a search's page walks the sort index a bounded
     // distance, else sorts every match from the trigram index, and counts only what it read. One
     // user's modpacks are one small set already, counted in the page's statement.
@@ -98,9 +94,10 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     listPublic(input) {
-      // The public modpacks are exactly the rows of the partial indexes on them (migration 0001), whose
-      // row count Postgres's statistics keep: the unfiltered list's total above the exact-count limit.
-      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", publicModpackCount);
+      // The unfiltered list's page is one fixed statement (see `publicModpacksPage`).
+      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", (at) =>
+        publicModpacksPage(input.sortBy, input.sortOrder, at),
+      );
     },
 
     async listWithMod(input) {
