@@ -39,7 +39,17 @@ type SummaryRow = Pick<
   | "updatedAt"
 >;
 
-export function toModpackSummary(row: SummaryRow): ModpackSummary {
+/**
+ * A time as a read gives it: a `Date`, or text already in the API's form where the statement had
+ * Postgres format it (`isoTime`).
+ */
+type ReadTime = Date | string;
+
+const apiTime = (time: ReadTime) => (typeof time === "string" ? time : time.toISOString());
+
+export function toModpackSummary(
+  row: Omit<SummaryRow, "createdAt" | "updatedAt"> & { createdAt: ReadTime; updatedAt: ReadTime },
+): ModpackSummary {
   return {
     id: row.id,
     name: row.name,
@@ -50,17 +60,25 @@ export function toModpackSummary(row: SummaryRow): ModpackSummary {
     isPublic: row.isPublic,
     isVerified: row.isVerified,
     isActive: row.isActive,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: apiTime(row.createdAt),
+    updatedAt: apiTime(row.updatedAt),
   };
 }
+
+/**
+ * A timestamp column as the API writes times (`toISOString`'s form: UTC, milliseconds), formatted
+ * by Postgres: a read that only writes its times back (a modpack's members, the public list's page)
+ * parses none into a Date.
+ */
+const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
  * `fixedPage`): the list every visitor reads first. The public, active modpacks are exactly the rows
  * of the partial indexes on them (migration 0001): the page walks one in the sort's order, counts up
  * to one past EXACT_COUNT_LIMIT along it, and reads the row count Postgres's statistics keep of one
- * for the total above that. `$1` is the rows to read, `$2` the offset, `$3` and `$4` a cursor's sort
+ * for the total above that; the times come formatted (`isoTime`), and the sort and the cursor read the
+ * columns themselves, to the microsecond. `$1` is the rows to read, `$2` the offset, `$3` and `$4` a cursor's sort
  * value and id.
  */
 export function publicModpacksPage(
@@ -68,17 +86,17 @@ export function publicModpacksPage(
   order: "asc" | "desc",
   { position, rows, offset }: FixedPageAt,
 ): CompiledQuery {
-  const column = { createdAt: "created_at", updatedAt: "updated_at", name: "name" }[sortBy];
+  const column = `modpacks.${{ createdAt: "created_at", updatedAt: "updated_at", name: "name" }[sortBy]}`;
   const type = sortBy === "name" ? "text" : "timestamptz";
   const sortValue =
     type === "text" ? `${column}::text` : `to_char(${column} at time zone 'UTC', '${SORT_TIME_FORMAT}')`;
-  const after = position ? `and (${column}, id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)` : "";
+  const after = position ? `and (${column}, modpacks.id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)` : "";
   const text = `select id, name, description, avatar_url, platform_url, owner_id, is_public, is_verified, is_active,
-    created_at, updated_at, ${sortValue} as sort_value, id as cursor_id,
+    ${isoTime("modpacks.created_at")} as created_at, ${isoTime("modpacks.updated_at")} as updated_at, ${sortValue} as sort_value, id as cursor_id,
     (select count(*)::int from (select 1 from modpacks where is_active and is_public limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
     (select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx')) as estimate
   from modpacks where is_active and is_public ${after}
-  order by ${column} ${order}, id ${order} limit $1 offset $2`;
+  order by ${column} ${order}, modpacks.id ${order} limit $1 offset $2`;
   return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
 }
 
@@ -115,12 +133,6 @@ function toMember(row: MemberRow): Member {
     permission: row.permission.filter((value) => memberPermissionValues.has(value)) as MemberPermission[],
   };
 }
-
-/**
- * A timestamp column as the API writes times (`toISOString`'s form: UTC, milliseconds), formatted
- * by Postgres: a read of a modpack's members parses no time into a Date only to write it back.
- */
-const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The active members of the modpack a statement reads (`modpacks`), oldest first, as one JSON array:
