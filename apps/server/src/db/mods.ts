@@ -19,7 +19,48 @@ import { searchTextCondition } from "./search-text.js";
 export const HTTP_URL = /^https?:\/\//i;
 const WORKSHOP_UNREACHABLE = "The Steam Workshop could not be reached; try again";
 
-export function toMod(row: ModRow): Mod {
+/**
+ * The catalogue columns a mod's answer reads (`toMod`): a list selects these, not the row's search
+ * text, version or parser version, which would double what each row of a page carries.
+ */
+export const modColumns = [
+  "mods.id",
+  "mods.name",
+  "mods.workshopId",
+  "mods.platformModIds",
+  "mods.modIdsB41",
+  "mods.modIdsB42",
+  "mods.mapFolders",
+  "mods.requiredWorkshopIds",
+  "mods.description",
+  "mods.avatarUrl",
+  "mods.tags",
+  "mods.isActive",
+  "mods.timeUpdated",
+  "mods.createdAt",
+  "mods.updatedAt",
+] as const;
+
+export type ModAnswerRow = Pick<
+  ModRow,
+  | "id"
+  | "name"
+  | "workshopId"
+  | "platformModIds"
+  | "modIdsB41"
+  | "modIdsB42"
+  | "mapFolders"
+  | "requiredWorkshopIds"
+  | "description"
+  | "avatarUrl"
+  | "tags"
+  | "isActive"
+  | "timeUpdated"
+  | "createdAt"
+  | "updatedAt"
+>;
+
+export function toMod(row: ModAnswerRow): Mod {
   return {
     id: row.id,
     name: row.name,

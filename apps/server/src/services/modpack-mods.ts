@@ -6,9 +6,16 @@ import { findRequirements } from "../db/mod-requirements.js";
 import { linkColumns, linkMods } from "../db/modpack-mods.js";
 import { recordRevision } from "../db/modpack-revisions.js";
 import { changeModpack } from "../db/modpacks.js";
-import { linksMatching, modTagsCondition, resolveModReference, toMod, withModRows } from "../db/mods.js";
+import {
+  linksMatching,
+  type ModAnswerRow,
+  modColumns,
+  modTagsCondition,
+  resolveModReference,
+  toMod,
+  withModRows,
+} from "../db/mods.js";
 import { listPage } from "../db/paging.js";
-import type { ModRow } from "../db/schema.js";
 import { announceModpackChanged } from "../db/webhooks.js";
 import type { WorkshopClient } from "../workshop/client.js";
 import type { JobQueue } from "./ports.js";
@@ -63,7 +70,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
         list: "modpackMods",
         filters: { modpackId: modpack.id, search, tags },
         sort,
-        toItem: (row: ModRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
+        toItem: (row: ModAnswerRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
       };
       if (sortBy !== "updatedAt") {
         // In load order or by name, the page is cut from the links' index before any catalogue row
@@ -88,7 +95,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
               }
             : { rows: ownLinks, count: "exact" as const }),
           columns: (rows) => rows.select(["link.modId", "link.addedAt"]),
-          completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
+          completePage: (page) => withModRows(page, "page.modId").select(modColumns),
         });
       }
       // By the mods' update time, which no index of the links holds: a search's page reads and
@@ -102,7 +109,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
         rows: matching,
         countRows: search ? matching : ownLinks,
         ...(search ? { count: "matched" as const, everyMatch: true } : { count: "exact" as const }),
-        columns: (rows) => rows.selectAll("mods").select("link.addedAt"),
+        columns: (rows) => rows.select(modColumns).select("link.addedAt"),
       });
     },
 

@@ -15,6 +15,7 @@ import {
   fetchItem,
   HTTP_URL,
   linksMatching,
+  modColumns,
   modSearchCondition,
   modTagsCondition,
   resolveModReference,
@@ -110,7 +111,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           ...inModpack,
           sort: { column: "link.modName", cursorName: "mods.name", type: "text", order: sortOrder, id: "link.modId" },
           columns: (rows) => rows.select("link.modId"),
-          completePage: (page) => withModRows(page, "page.modId").selectAll("mods"),
+          completePage: (page) => withModRows(page, "page.modId").select(modColumns),
           toItem: toMod,
         });
         if (result.pagination.total === 0 && !(await readable(modpackId).executeTakeFirst())) {
@@ -135,7 +136,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
         list: "mods",
         filters: { search, tags, modpackId },
         sort,
-        columns: (rows: Catalogue) => rows.selectAll("mods"),
+        columns: (rows: Catalogue) => rows.select(modColumns),
         toItem: toMod,
       };
       if (!modpackId) {
