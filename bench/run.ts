@@ -623,7 +623,7 @@ async function explainCapture(
   const out: { endpoint: string; sql: string; plan: string; executionMs: number }[] = [];
   for (const [endpoint, steps] of Object.entries(capture)) {
     for (const statement of steps.flat()) {
-      if (!/^\s*select/i.test(statement.sql)) continue;
+      if (!/^\s*(select|with)\b/i.test(statement.sql)) continue;
       // Twice: the first run warms the cache; the second is the one reported.
       let plan = "";
       for (let pass = 0; pass < 2; pass++) {

@@ -19,9 +19,12 @@ export const EXACT_COUNT_LIMIT = 1_000;
  */
 export async function estimatedCount(db: Db, rows: AnySelect): Promise<number> {
   const { sql: text, parameters } = rows.select(sql.lit(1).as("one")).compile();
-  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
-    CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]),
-  );
+  return explainedRows(db, CompiledQuery.raw(`explain (format json) ${text}`, [...parameters]));
+}
+
+/** The rows the planner expects a statement to answer, from its `explain (format json)`. */
+export async function explainedRows(db: Db, explain: CompiledQuery): Promise<number> {
+  const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(explain);
   return Math.round(Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0));
 }
 

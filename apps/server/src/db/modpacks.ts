@@ -17,6 +17,7 @@ import { SORT_TIME_FORMAT } from "./cursors.js";
 import type { Db } from "./database.js";
 import type { FixedPageAt } from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
+import { searchTextSql } from "./search-text.js";
 
 /*
  * A modpack's row and members as every reader loads them, and the one rule on who may read or change
@@ -72,32 +73,100 @@ export function toModpackSummary(
  */
 const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+type ModpackSort = "createdAt" | "updatedAt" | "name";
+
+/** The parts of a public list's fixed statements that follow its sort and order. */
+function publicSort(sortBy: ModpackSort, order: "asc" | "desc", table: string) {
+  const column = `${table}.${{ createdAt: "created_at", updatedAt: "updated_at", name: "name" }[sortBy]}`;
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  return {
+    column,
+    /** The summary's columns of `table`, its times formatted (`isoTime`), and the cursor's keys. */
+    columns: `${table}.id, ${table}.name, ${table}.description, ${table}.avatar_url, ${table}.platform_url,
+      ${table}.owner_id, ${table}.is_public, ${table}.is_verified, ${table}.is_active,
+      ${isoTime(`${table}.created_at`)} as created_at, ${isoTime(`${table}.updated_at`)} as updated_at,
+      ${type === "text" ? `${column}::text` : `to_char(${column} at time zone 'UTC', '${SORT_TIME_FORMAT}')`} as sort_value,
+      ${table}.id as cursor_id`,
+    /** Past a cursor whose sort value and id are the parameters `$first` and the next. */
+    after: (first: number) =>
+      `and (${column}, ${table}.id) ${order === "asc" ? ">" : "<"} ($${first}::${type}, $${first + 1}::uuid)`,
+    orderBy: (sort: string, id: string) => `order by ${sort} ${order}, ${id} ${order}`,
+  };
+}
+
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
  * `fixedPage`): the list every visitor reads first. The public, active modpacks are exactly the rows
  * of the partial indexes on them (migration 0001): the page walks one in the sort's order, counts up
  * to one past EXACT_COUNT_LIMIT along it, and reads the row count Postgres's statistics keep of one
- * for the total above that; the times come formatted (`isoTime`), and the sort and the cursor read the
- * columns themselves, to the microsecond. `$1` is the rows to read, `$2` the offset, `$3` and `$4` a cursor's sort
- * value and id.
+ * for the total above that. The times come formatted (`isoTime`); the sort and the cursor read the
+ * columns themselves, to the microsecond. `$1` is the rows to read, `$2` the offset, `$3` and `$4` a
+ * cursor's sort value and id.
  */
 export function publicModpacksPage(
-  sortBy: "createdAt" | "updatedAt" | "name",
+  sortBy: ModpackSort,
   order: "asc" | "desc",
   { position, rows, offset }: FixedPageAt,
 ): CompiledQuery {
-  const column = `modpacks.${{ createdAt: "created_at", updatedAt: "updated_at", name: "name" }[sortBy]}`;
-  const type = sortBy === "name" ? "text" : "timestamptz";
-  const sortValue =
-    type === "text" ? `${column}::text` : `to_char(${column} at time zone 'UTC', '${SORT_TIME_FORMAT}')`;
-  const after = position ? `and (${column}, modpacks.id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)` : "";
-  const text = `select id, name, description, avatar_url, platform_url, owner_id, is_public, is_verified, is_active,
-    ${isoTime("modpacks.created_at")} as created_at, ${isoTime("modpacks.updated_at")} as updated_at, ${sortValue} as sort_value, id as cursor_id,
+  const sort = publicSort(sortBy, order, "modpacks");
+  const text = `select ${sort.columns},
     (select count(*)::int from (select 1 from modpacks where is_active and is_public limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
     (select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx')) as estimate
-  from modpacks where is_active and is_public ${after}
-  order by ${column} ${order}, modpacks.id ${order} limit $1 offset $2`;
+  from modpacks where is_active and is_public ${position ? sort.after(3) : ""}
+  ${sort.orderBy(sort.column, "modpacks.id")} limit $1 offset $2`;
   return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
+}
+
+/**
+ * A page of a search of the public list, one fixed statement per sort, order and number of terms:
+ * `listPage`'s walk (`sortWalk`) written out. It walks the sort's partial index through the first
+ * `walk` public modpacks, testing each one's search text, and keeps the first `wanted` matches; when
+ * it finds fewer, every match's id and sort value instead, from the trigram index, counted and
+ * sorted. The page's rows are then read by primary key. `$1` the rows to read, `$2` the offset, `$3`
+ * the matches wanted, `$4` the walk's length, `$5` and `$6` a cursor's sort value and id, then the
+ * search's terms.
+ */
+export function publicSearchPage(
+  sortBy: ModpackSort,
+  order: "asc" | "desc",
+  search: string,
+  { position, rows, offset, wanted, walk }: FixedPageAt,
+): CompiledQuery {
+  const sort = publicSort(sortBy, order, "modpacks");
+  const after = position ? sort.after(5) : "";
+  const terms = (column: string) => searchTextSql(column, search, position ? 7 : 5);
+  const page = publicSort(sortBy, order, "t");
+  const text = `with along as materialized (
+    select id, page_sort from (
+      select modpacks.id, ${sort.column} as page_sort, modpacks.search_text from modpacks
+      where is_active and is_public ${after}
+      ${sort.orderBy(sort.column, "modpacks.id")} limit $4
+    ) as walked where ${terms("walked.search_text").text}
+    ${sort.orderBy("page_sort", "id")} limit $3
+  ), picked as (
+    select id, page_sort, null::bigint as match_count from along where (select count(*) from along) = $3
+    union all
+    select * from (
+      select id, page_sort, count(*) over () as match_count from (
+        select modpacks.id, ${sort.column} as page_sort from modpacks
+        where is_active and is_public ${after} and ${terms("modpacks.search_text").text} offset 0
+      ) as match ${sort.orderBy("page_sort", "id")} limit $3
+    ) as every_match where (select count(*) from along) < $3
+  )
+  select ${page.columns}, picked.match_count
+  from picked cross join lateral (select * from modpacks where id = picked.id offset 0) as t
+  ${sort.orderBy("picked.page_sort", "picked.id")} limit $1 offset $2`;
+  const cursor = position ? [position.value, position.id] : [];
+  return CompiledQuery.raw(text, [rows, offset, wanted, walk, ...cursor, ...terms("").values]);
+}
+
+/** The planner's estimate of a public search's matches (`listPage`'s `fixedEstimate`). */
+export function publicSearchEstimate(search: string): CompiledQuery {
+  const { text, values } = searchTextSql("search_text", search, 1);
+  return CompiledQuery.raw(
+    `explain (format json) select 1 from modpacks where is_active and is_public and ${text}`,
+    values,
+  );
 }
 
 const memberPermissionValues = new Set<string>(memberPermissions);

@@ -7,6 +7,7 @@ import {
   countUpToLimit,
   EXACT_COUNT_LIMIT,
   estimatedCount,
+  explainedRows,
 } from "./counts.js";
 import { decodeCursor, digest, encodeCursor, type Position, SORT_TIME_FORMAT, type SortType } from "./cursors.js";
 import type { Db } from "./database.js";
@@ -83,12 +84,18 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   /** The same rows, in a query cheaper to count (the links' index alone), for `exact`. */
   countRows?: AnySelect;
   /**
-   * For `bounded`: the page's statement as fixed text, for a list read so often that building and
-   * compiling its statement on every request costs the service more than Postgres takes to run it.
-   * Its rows carry what the built statement's would: the page's columns, `sortValue`, `cursorId`,
-   * `boundedCount` and `estimate`.
+   * The page's statement as fixed text, for a list read so often that building and compiling its
+   * statement on every request costs the service more than Postgres takes to run it. Its rows carry
+   * what the built statement's would: the page's columns, `sortValue`, `cursorId`, and for
+   * `bounded` the `boundedCount` and `estimate`, for a `matched` list's walk (`sortWalk`, whose
+   * statement it replaces) the `matchCount`.
    */
   fixedPage?: (at: FixedPageAt) => CompiledQuery;
+  /**
+   * With `fixedPage` on a `matched` list: `explain (format json)` of a select of every match, the
+   * planner's estimate of the matches when the page did not read them all.
+   */
+  fixedEstimate?: () => CompiledQuery;
   /**
    * For `matched`, the matches of a list whose filter no index gives in the sort's order: its
    * unfiltered rows (`from`, named `table`) and its filter. The page walks the sort index through a
@@ -134,11 +141,17 @@ type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
       }
   );
 
-/** Where a `fixedPage` statement reads: `rows` rows (one past the page) from `offset`, after `position`. */
+/**
+ * Where a `fixedPage` statement reads: `rows` rows (one past the page) from `offset`, after
+ * `position`. A walk (`sortWalk`) looks for `wanted` matches (the offset, the page and one past it)
+ * among the first `walk` rows of the sort order.
+ */
 export interface FixedPageAt {
   position: Position | undefined;
   rows: number;
   offset: number;
+  wanted: number;
+  walk: number;
 }
 
 /** Columns the page statement adds to each row: the cursor's sort value and id, the counts. */
@@ -256,7 +269,13 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   }
 
   if (spec.count === "matched") {
-    const found = await (spec.sortWalk ? readWalk(spec.sortWalk) : spec.everyMatch ? readEveryMatch() : readPage());
+    const found = await (spec.fixedPage
+      ? readFixed(spec.fixedPage)
+      : spec.sortWalk
+        ? readWalk(spec.sortWalk)
+        : spec.everyMatch
+          ? readEveryMatch()
+          : readPage());
     const known = totalOfPage(found);
     if (known !== undefined) return answer(found, known, true);
     const counted = found[0]?.matchCount;
@@ -268,15 +287,15 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     if (found.length === 0 && !position) return answer(found, await countExactly(), true);
     // The page did not read every match: the planner's estimate, never fewer than the rows the
     // page proves there are.
-    const estimate = await estimatedCount(db, spec.rows);
+    const estimate = spec.fixedEstimate
+      ? await explainedRows(db, spec.fixedEstimate())
+      : await estimatedCount(db, spec.rows);
     const least = (position ? (page - 1) * limit : offset) + found.length;
     return answer(found, Math.max(estimate, least), false);
   }
 
   if (spec.count === "bounded") {
-    const found = spec.fixedPage
-      ? ((await db.executeQuery(spec.fixedPage({ position, rows: limit + 1, offset }))).rows as (Row & PageKeys)[])
-      : await readPage("bounded");
+    const found = spec.fixedPage ? await readFixed(spec.fixedPage) : await readPage("bounded");
     const known = totalOfPage(found);
     if (known !== undefined) return answer(found, known, true);
     // A page past the end has no row to carry the count.
@@ -293,6 +312,14 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   // A page past the end has no row to carry the count.
   const counted = found[0]?.exactCount;
   return answer(found, counted === undefined ? await countExactly() : Number(counted), true);
+
+  /** The page by the list's own fixed statement (`fixedPage`). */
+  async function readFixed(fixedPage: (at: FixedPageAt) => CompiledQuery): Promise<(Row & PageKeys)[]> {
+    const wanted = offset + limit + 1;
+    const walk = Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted);
+    const { rows } = await db.executeQuery(fixedPage({ position, rows: limit + 1, offset, wanted, walk }));
+    return rows as (Row & PageKeys)[];
+  }
 
   /**
    * Every match's sort value and id, counted by a window over them all; the page is cut after the

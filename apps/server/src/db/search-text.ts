@@ -31,6 +31,17 @@ export function searchTerms(search: string): string[] {
 }
 
 /**
+ * How each term of `search` (see `searchTerms`) is tested against a row's search text: a substring
+ * `like` the trigram index answers, with its pattern, or, for a term too short for the index, a
+ * `strpos` filter.
+ */
+function termTests(search: string): { like: boolean; value: string }[] {
+  return searchTerms(search).map((term) =>
+    [...term].length >= TRIGRAM ? { like: true, value: likePattern(term).slice(1, -1) } : { like: false, value: term },
+  );
+}
+
+/**
  * Every term of `search` (see `searchTerms`) is somewhere in a row's `search_text` (migration 0012:
  * name, description and, for mods, the workshop id, lower-cased and without accents), in any
  * order. The terms are normalised the same way, by the same function, once per statement (an
@@ -38,14 +49,29 @@ export function searchTerms(search: string): string[] {
  * index answers. A search of short words alone is only a filter (`strpos`: no index can help).
  */
 export function searchTextCondition(column: "mods.searchText" | "modpacks.searchText", search: string) {
-  const terms = searchTerms(search);
-  if (terms.length === 0) return sql<SqlBool>`true`;
+  const tests = termTests(search);
+  if (tests.length === 0) return sql<SqlBool>`true`;
   return sql<SqlBool>`(${sql.join(
-    terms.map((term) =>
-      [...term].length >= TRIGRAM
-        ? sql`${sql.ref(column)} like '%' || search_normalize(${likePattern(term).slice(1, -1)}) || '%'`
-        : sql`strpos(${sql.ref(column)}, search_normalize(${term})) > 0`,
+    tests.map(({ like, value }) =>
+      like
+        ? sql`${sql.ref(column)} like '%' || search_normalize(${value}) || '%'`
+        : sql`strpos(${sql.ref(column)}, search_normalize(${value})) > 0`,
     ),
     sql` and `,
   )})`;
+}
+
+/**
+ * `searchTextCondition` as the text of a fixed statement: `column` is the search text's column as
+ * the statement names it, and each term's value is the parameter numbered from `firstParameter` on,
+ * in `values`' order.
+ */
+export function searchTextSql(column: string, search: string, firstParameter: number) {
+  const tests = termTests(search);
+  const text = tests.map(({ like }, index) =>
+    like
+      ? `${column} like '%' || search_normalize($${firstParameter + index}) || '%'`
+      : `strpos(${column}, search_normalize($${firstParameter + index})) > 0`,
+  );
+  return { text: text.length === 0 ? "true" : `(${text.join(" and ")})`, values: tests.map((test) => test.value) };
 }

@@ -9,6 +9,8 @@ import {
   loadMembers,
   loadModpack,
   publicModpacksPage,
+  publicSearchEstimate,
+  publicSearchPage,
   readableBy,
   toModpack,
   toModpackSummary,
@@ -40,7 +42,7 @@ function listModpacks(
   matching: SelectQueryBuilder<Database, "modpacks", object>,
   input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
   count: "bounded" | "withPage",
-  fixedPage?: (at: FixedPageAt) => CompiledQuery,
+  fixed?: { page: (at: FixedPageAt) => CompiledQuery; estimate?: () => CompiledQuery },
 ) {
   const { search, sortBy, sortOrder } = input;
   type Modpacks = typeof matching;
@@ -56,11 +58,11 @@ function listModpacks(
       id: "modpacks.id",
     },
     count: count === "bounded" && search ? "matched" : count,
-    ...(count === "bounded" && !search && fixedPage && { fixedPage }),
     // The public list grows with the catalogue: a search's page walks the sort index a bounded
     // distance, else sorts every match from the trigram index, and counts only what it read. One
     // user's modpacks are one small set already, counted in the page's statement.
     ...(count === "bounded" && search && { sortWalk: { table: "modpacks" as const, from: matching, filter } }),
+    ...(fixed && { fixedPage: fixed.page, fixedEstimate: fixed.estimate }),
     columns: (rows) => rows.select(summaryColumns),
     toItem: toModpackSummary,
   });
@@ -94,10 +96,16 @@ export function modpacksService(db: Db): Services["modpacks"] {
     },
 
     listPublic(input) {
-      // The unfiltered list's page is one fixed statement (see `publicModpacksPage`).
-      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", (at) =>
-        publicModpacksPage(input.sortBy, input.sortOrder, at),
-      );
+      // The list every visitor reads, and its search: each page is one fixed statement (see
+      // `publicModpacksPage` and `publicSearchPage`).
+      const { search, sortBy, sortOrder } = input;
+      const fixed = search
+        ? {
+            page: (at: FixedPageAt) => publicSearchPage(sortBy, sortOrder, search, at),
+            estimate: () => publicSearchEstimate(search),
+          }
+        : { page: (at: FixedPageAt) => publicModpacksPage(sortBy, sortOrder, at) };
+      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", fixed);
     },
 
     async listWithMod(input) {
