@@ -13,9 +13,9 @@ import {
 } from "@modpack/contract";
 import { CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import { EXACT_COUNT_LIMIT } from "./counts.js";
-import { SORT_TIME_FORMAT } from "./cursors.js";
+import type { SortType } from "./cursors.js";
 import type { Db } from "./database.js";
-import type { FixedPageAt } from "./paging.js";
+import { type FixedPageAt, sortValueSql, walkStatement } from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 import { searchTextSql } from "./search-text.js";
 
@@ -75,24 +75,14 @@ const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY
 
 type ModpackSort = "createdAt" | "updatedAt" | "name";
 
-/** The parts of a public list's fixed statements that follow its sort and order. */
-function publicSort(sortBy: ModpackSort, order: "asc" | "desc", table: string) {
-  const column = `${table}.${{ createdAt: "created_at", updatedAt: "updated_at", name: "name" }[sortBy]}`;
-  const type = sortBy === "name" ? "text" : "timestamptz";
-  return {
-    column,
-    /** The summary's columns of `table`, its times formatted (`isoTime`), and the cursor's keys. */
-    columns: `${table}.id, ${table}.name, ${table}.description, ${table}.avatar_url, ${table}.platform_url,
-      ${table}.owner_id, ${table}.is_public, ${table}.is_verified, ${table}.is_active,
-      ${isoTime(`${table}.created_at`)} as created_at, ${isoTime(`${table}.updated_at`)} as updated_at,
-      ${type === "text" ? `${column}::text` : `to_char(${column} at time zone 'UTC', '${SORT_TIME_FORMAT}')`} as sort_value,
-      ${table}.id as cursor_id`,
-    /** Past a cursor whose sort value and id are the parameters `$first` and the next. */
-    after: (first: number) =>
-      `and (${column}, ${table}.id) ${order === "asc" ? ">" : "<"} ($${first}::${type}, $${first + 1}::uuid)`,
-    orderBy: (sort: string, id: string) => `order by ${sort} ${order}, ${id} ${order}`,
-  };
-}
+const SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at", name: "name" } as const;
+
+/** A summary's columns of the row `row`, its times formatted (`isoTime`), and its cursor's keys. */
+const summarySql = (row: string, column: string, type: SortType) =>
+  `${row}.id, ${row}.name, ${row}.description, ${row}.avatar_url, ${row}.platform_url, ${row}.owner_id,
+  ${row}.is_public, ${row}.is_verified, ${row}.is_active,
+  ${isoTime(`${row}.created_at`)} as created_at, ${isoTime(`${row}.updated_at`)} as updated_at,
+  ${sortValueSql(`${row}.${column}`, type)} as sort_value, ${row}.id as cursor_id`;
 
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
@@ -108,56 +98,44 @@ export function publicModpacksPage(
   order: "asc" | "desc",
   { position, rows, offset }: FixedPageAt,
 ): CompiledQuery {
-  const sort = publicSort(sortBy, order, "modpacks");
-  const text = `select ${sort.columns},
+  const column = SORT_COLUMNS[sortBy];
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  const after = position
+    ? `and (modpacks.${column}, modpacks.id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)`
+    : "";
+  const text = `select ${summarySql("modpacks", column, type)},
     (select count(*)::int from (select 1 from modpacks where is_active and is_public limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
     (select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx')) as estimate
-  from modpacks where is_active and is_public ${position ? sort.after(3) : ""}
-  ${sort.orderBy(sort.column, "modpacks.id")} limit $1 offset $2`;
+  from modpacks where is_active and is_public ${after}
+  order by modpacks.${column} ${order}, modpacks.id ${order} limit $1 offset $2`;
   return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
 }
 
 /**
- * A page of a search of the public list, one fixed statement per sort, order and number of terms:
- * `listPage`'s walk (`sortWalk`) written out. It walks the sort's partial index through the first
- * `walk` public modpacks, testing each one's search text, and keeps the first `wanted` matches; when
- * it finds fewer, every match's id and sort value instead, from the trigram index, counted and
- * sorted. The page's rows are then read by primary key. `$1` the rows to read, `$2` the offset, `$3`
- * the matches wanted, `$4` the walk's length, `$5` and `$6` a cursor's sort value and id, then the
- * search's terms.
+ * A page of a search of the public list, one fixed statement per sort, order and number of terms
+ * (`walkStatement`): the sort's partial index walked a bounded distance, each public modpack's search
+ * text tested, else every match from the trigram index.
  */
 export function publicSearchPage(
   sortBy: ModpackSort,
   order: "asc" | "desc",
   search: string,
-  { position, rows, offset, wanted, walk }: FixedPageAt,
+  at: FixedPageAt,
 ): CompiledQuery {
-  const sort = publicSort(sortBy, order, "modpacks");
-  const after = position ? sort.after(5) : "";
-  const terms = (column: string) => searchTextSql(column, search, position ? 7 : 5);
-  const page = publicSort(sortBy, order, "t");
-  const text = `with along as materialized (
-    select id, page_sort from (
-      select modpacks.id, ${sort.column} as page_sort, modpacks.search_text from modpacks
-      where is_active and is_public ${after}
-      ${sort.orderBy(sort.column, "modpacks.id")} limit $4
-    ) as walked where ${terms("walked.search_text").text}
-    ${sort.orderBy("page_sort", "id")} limit $3
-  ), picked as (
-    select id, page_sort, null::bigint as match_count from along where (select count(*) from along) = $3
-    union all
-    select * from (
-      select id, page_sort, count(*) over () as match_count from (
-        select modpacks.id, ${sort.column} as page_sort from modpacks
-        where is_active and is_public ${after} and ${terms("modpacks.search_text").text} offset 0
-      ) as match ${sort.orderBy("page_sort", "id")} limit $3
-    ) as every_match where (select count(*) from along) < $3
-  )
-  select ${page.columns}, picked.match_count
-  from picked cross join lateral (select * from modpacks where id = picked.id offset 0) as t
-  ${sort.orderBy("picked.page_sort", "picked.id")} limit $1 offset $2`;
-  const cursor = position ? [position.value, position.id] : [];
-  return CompiledQuery.raw(text, [rows, offset, wanted, walk, ...cursor, ...terms("").values]);
+  const column = SORT_COLUMNS[sortBy];
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  return walkStatement(
+    {
+      table: "modpacks",
+      where: (row) => `${row}.is_active and ${row}.is_public`,
+      column,
+      type,
+      order,
+      filter: (row, first) => searchTextSql(`${row}.search_text`, search, first),
+      columns: summarySql("t", column, type),
+    },
+    at,
+  );
 }
 
 /** The planner's estimate of a public search's matches (`listPage`'s `fixedEstimate`). */

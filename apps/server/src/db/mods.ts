@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { badGateway, type Mod, unprocessable, workshopIdOf } from "@modpack/contract";
-import { type RawBuilder, type SqlBool, sql } from "kysely";
+import { CompiledQuery, type RawBuilder, type SqlBool, sql } from "kysely";
 import { buildModIdsOf } from "../modpack/pack-mods.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
@@ -8,8 +8,9 @@ import type { AnySelect } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
+import { type FixedPageAt, sortValueSql, walkStatement } from "./paging.js";
 import type { ModRow } from "./schema.js";
-import { searchTextCondition } from "./search-text.js";
+import { searchTextCondition, searchTextSql } from "./search-text.js";
 
 /*
  * The catalogue's rows as the services and jobs that add, find and list mods share them: the one
@@ -225,6 +226,72 @@ export function modSearchCondition(search: string): RawBuilder<SqlBool> {
   const workshopId = workshopIdOf(search);
   const exactWorkshopId = workshopId === null ? sql`` : sql` or ${sql.ref("mods.workshopId")} = ${workshopId}`;
   return sql<SqlBool>`(${searchTextCondition("mods.searchText", search)} or ${sql.ref("mods.platformModIds")} @> array[${search}]::text[]${exactWorkshopId})`;
+}
+
+/**
+ * `modSearchCondition` and `modTagsCondition` together as the text of a fixed statement, on the mod
+ * row named `row`, its parameters numbered from `firstParameter` on.
+ */
+function catalogueFilterSql(row: string, search: string | undefined, tags: string[], firstParameter: number) {
+  const text: string[] = [];
+  const values: unknown[] = [];
+  if (search) {
+    const terms = searchTextSql(`${row}.search_text`, search, firstParameter);
+    values.push(...terms.values, search);
+    const workshopId = workshopIdOf(search);
+    if (workshopId !== null) values.push(workshopId);
+    const exactWorkshopId =
+      workshopId === null ? "" : ` or ${row}.workshop_id = $${firstParameter + values.length - 1}`;
+    const inGameId = firstParameter + terms.values.length;
+    text.push(`(${terms.text} or ${row}.platform_mod_ids @> array[$${inGameId}]::text[]${exactWorkshopId})`);
+  }
+  if (tags.length > 0) {
+    values.push(tags);
+    text.push(`${row}.tags && $${firstParameter + values.length - 1}::text[]`);
+  }
+  return { text: text.length === 0 ? "true" : text.join(" and "), values };
+}
+
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** `modColumns` of the mod row named `row`, as the text of a fixed statement, and its cursor's keys. */
+const modColumnsSql = (row: string, column: string, type: "text" | "timestamptz") =>
+  `${modColumns.map((name) => `${row}.${snakeCase(name.slice("mods.".length))}`).join(", ")},
+  ${sortValueSql(`${row}.${column}`, type)} as sort_value, ${row}.id as cursor_id`;
+
+const MOD_SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at", name: "name" } as const;
+
+/**
+ * A page of a search or a tag filter of the catalogue, one fixed statement per sort, order and
+ * shape of the filter (`walkStatement`): the sort index walked a bounded distance, each mod tested,
+ * else every match from the trigram and tag indexes.
+ */
+export function catalogueSearchPage(
+  sortBy: keyof typeof MOD_SORT_COLUMNS,
+  order: "asc" | "desc",
+  filter: { search: string | undefined; tags: string[] },
+  at: FixedPageAt,
+): CompiledQuery {
+  const column = MOD_SORT_COLUMNS[sortBy];
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  return walkStatement(
+    {
+      table: "mods",
+      where: () => "true",
+      column,
+      type,
+      order,
+      filter: (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
+      columns: modColumnsSql("t", column, type),
+    },
+    at,
+  );
+}
+
+/** The planner's estimate of the matches of a catalogue search or tag filter (`listPage`'s `fixedEstimate`). */
+export function catalogueSearchEstimate(filter: { search: string | undefined; tags: string[] }): CompiledQuery {
+  const { text, values } = catalogueFilterSql("mods", filter.search, filter.tags, 1);
+  return CompiledQuery.raw(`explain (format json) select 1 from mods where ${text}`, values);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { badRequest, MAX_PAGE_DEPTH, type Paged } from "@modpack/contract";
-import { type CompiledQuery, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { CompiledQuery, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import {
   type AnySelect,
   boundedCount,
@@ -152,6 +152,62 @@ export interface FixedPageAt {
   offset: number;
   wanted: number;
   walk: number;
+}
+
+/**
+ * A filtered list's walk (`sortWalk`) written out as one fixed statement, for a `matched` list's
+ * `fixedPage`: the same walk, fallback and count as `readWalk`, without a query built per request.
+ * It walks `table`'s sort index through the first `walk` of the list's rows (`where`, from the
+ * position on), keeps the first `wanted` that pass `filter`; when fewer do, every match's id and
+ * sort value from the filter's own indexes instead, counted and sorted. The page's rows are read
+ * by primary key as `t` (`columns`). Parameters: `$1` the rows to read, `$2` the offset, `$3` the
+ * matches wanted, `$4` the walk's length, `$5` and `$6` a cursor's sort value and id, then the
+ * filter's, whose first number `filter` is given.
+ */
+export function walkStatement(
+  walk: {
+    table: "mods" | "modpacks";
+    /** The list's rows, as a condition on the row named `row`. */
+    where: (row: string) => string;
+    /** The sort: a column of `table`, its type, its direction. */
+    column: string;
+    type: SortType;
+    order: "asc" | "desc";
+    filter: (row: string, firstParameter: number) => { text: string; values: unknown[] };
+    /** The page's columns of its row `t`, `sort_value` and `cursor_id` among them. */
+    columns: string;
+  },
+  { position, rows, offset, wanted, walk: walkRows }: FixedPageAt,
+): CompiledQuery {
+  const { table, column, order } = walk;
+  const sorted = (sort: string, id: string) => `order by ${sort} ${order}, ${id} ${order}`;
+  const after = position ? `and (r.${column}, r.id) ${order === "asc" ? ">" : "<"} ($5::${walk.type}, $6::uuid)` : "";
+  const filter = (row: string) => walk.filter(row, position ? 7 : 5);
+  const text = `with along as materialized (
+    select r.id, r.${column} as page_sort from (
+      select r.* from ${table} as r where ${walk.where("r")} ${after} ${sorted(`r.${column}`, "r.id")} limit $4
+    ) as r where ${filter("r").text}
+    ${sorted(`r.${column}`, "r.id")} limit $3
+  ), picked as (
+    select id, page_sort, null::bigint as match_count from along where (select count(*) from along) = $3
+    union all
+    select * from (
+      select id, page_sort, count(*) over () as match_count from (
+        select r.id, r.${column} as page_sort from ${table} as r
+        where ${walk.where("r")} ${after} and ${filter("r").text} offset 0
+      ) as match ${sorted("page_sort", "id")} limit $3
+    ) as every_match where (select count(*) from along) < $3
+  )
+  select ${walk.columns}, picked.match_count
+  from picked cross join lateral (select * from ${table} where id = picked.id offset 0) as t
+  ${sorted("picked.page_sort", "picked.id")} limit $1 offset $2`;
+  const cursor = position ? [position.value, position.id] : [];
+  return CompiledQuery.raw(text, [rows, offset, wanted, walkRows, ...cursor, ...filter("r").values]);
+}
+
+/** The text of a row's sort value (`sortValue` of a page statement): a timestamp in UTC to the microsecond. */
+export function sortValueSql(column: string, type: SortType): string {
+  return type === "text" ? `${column}::text` : `to_char(${column} at time zone 'UTC', '${SORT_TIME_FORMAT}')`;
 }
 
 /** Columns the page statement adds to each row: the cursor's sort value and id, the counts. */

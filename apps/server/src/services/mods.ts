@@ -12,6 +12,8 @@ import {
 import { findNewErrors, notifyNewErrors } from "../db/modpack-check.js";
 import { readableBy } from "../db/modpacks.js";
 import {
+  catalogueSearchEstimate,
+  catalogueSearchPage,
   fetchItem,
   HTTP_URL,
   linksMatching,
@@ -23,7 +25,7 @@ import {
   upsertWorkshopItems,
   withModRows,
 } from "../db/mods.js";
-import { listPage, rowsByIds } from "../db/paging.js";
+import { type FixedPageAt, listPage, rowsByIds } from "../db/paging.js";
 import type { ModRow } from "../db/schema.js";
 import { inFlightCounter } from "../user-limits.js";
 import type { WorkshopClient } from "../workshop/client.js";
@@ -147,7 +149,13 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
           ...common,
           rows: filter(catalogue),
           ...(filtered
-            ? { count: "matched" as const, sortWalk: { table: "mods" as const, from: catalogue, filter } }
+            ? {
+                count: "matched" as const,
+                sortWalk: { table: "mods" as const, from: catalogue, filter },
+                // The statement of that walk, fixed (see `catalogueSearchPage`).
+                fixedPage: (at: FixedPageAt) => catalogueSearchPage(sortBy, sortOrder, { search, tags }, at),
+                fixedEstimate: () => catalogueSearchEstimate({ search, tags }),
+              }
             : { count: "bounded" as const }),
         });
       }
