@@ -452,9 +452,9 @@ describe("query count of GET /modpacks/{id}/mods", () => {
     expect(page.result.json().pagination).toMatchObject({ total: 50, totalExact: true });
     const links = page.statements.filter((text) => text.includes("modpack_mods"));
     expect(links).toHaveLength(1);
-    const count = links[0]!.match(/\(select count\(\*\)::int as "count" from [^()]*\)/)?.[0];
-    expect(count).toMatch(/from "modpack_mods" as "link"/);
-    expect(count).not.toMatch(/"mods"/);
+    const count = links[0]!.match(/\(select count\(\*\)::int[^()]* from [^()]*\)/)?.[0];
+    expect(count).toMatch(/from "?modpack_mods"? as /);
+    expect(count).not.toMatch(/\bmods\b/);
   });
 });
 

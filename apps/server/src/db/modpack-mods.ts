@@ -1,7 +1,10 @@
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
+import { modColumnsSql } from "./mods.js";
+import { type FixedPageAt, sortValueSql } from "./paging.js";
 import type { ModRow } from "./schema.js";
+import { isoTime } from "./times.js";
 
 /* The links of a modpack to catalogue mods, as adding a mod, an import and a restore write them. */
 
@@ -38,4 +41,43 @@ export async function linkMods(db: Db, modpackId: string, mods: Pick<ModRow, "id
     .returning(linkColumns)
     .execute();
   return links.sort((a, b) => (position.get(a.modId) ?? 0) - (position.get(b.modId) ?? 0));
+}
+
+/**
+ * A page of a modpack's mods in the order they were added or by name, optionally of some tags, as
+ * one fixed statement per sort, order and shape (`listPage`'s `fixedPage`): cut from the links'
+ * own index (the links keep their mod's name and tags, migration 0011), counted exactly from the
+ * links alone, and only then the page's mods read by primary key, their times formatted
+ * (`isoTime`). `$1` the rows to read, `$2` the offset, `$3` the modpack, then the tags and a
+ * cursor's sort value and id.
+ */
+export function packModsPage(
+  modpackId: string,
+  sortBy: "createdAt" | "name",
+  order: "asc" | "desc",
+  tags: string[],
+  { position, rows, offset }: FixedPageAt,
+): CompiledQuery {
+  const column = sortBy === "name" ? "mod_name" : "added_at";
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  const values: unknown[] = [rows, offset, modpackId];
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const ofTags = tags.length > 0 ? `and l.mod_tags && ${parameter(tags)}::text[]` : "";
+  const after = position
+    ? `and (l.${column}, l.id) ${order === "asc" ? ">" : "<"} (${parameter(position.value)}::${type}, ${parameter(position.id)}::uuid)`
+    : "";
+  const sorted = (sort: string, id: string) => `order by ${sort} ${order}, ${id} ${order}`;
+  const text = `select ${modColumnsSql("m")}, page.added_at, page.sort_value, page.cursor_id, page.exact_count
+  from (
+    select l.mod_id, ${isoTime("l.added_at")} as added_at, ${sortValueSql(`l.${column}`, type)} as sort_value,
+      l.id as cursor_id, l.${column} as page_sort,
+      (select count(*)::int from modpack_mods as l where l.modpack_id = $3 and l.is_active ${ofTags}) as exact_count
+    from modpack_mods as l where l.modpack_id = $3 and l.is_active ${ofTags} ${after}
+    ${sorted(`l.${column}`, "l.id")} limit $1 offset $2
+  ) as page cross join lateral (select * from mods where id = page.mod_id offset 0) as m
+  ${sorted("page.page_sort", "page.cursor_id")}`;
+  return CompiledQuery.raw(text, values);
 }

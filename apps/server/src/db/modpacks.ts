@@ -18,6 +18,7 @@ import type { Db } from "./database.js";
 import { type FixedPageAt, sortValueSql, walkStatement } from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 import { searchTextSql } from "./search-text.js";
+import { apiTime, isoTime, type ReadTime } from "./times.js";
 
 /*
  * A modpack's row and members as every reader loads them, and the one rule on who may read or change
@@ -40,14 +41,6 @@ type SummaryRow = Pick<
   | "updatedAt"
 >;
 
-/**
- * A time as a read gives it: a `Date`, or text already in the API's form where the statement had
- * Postgres format it (`isoTime`).
- */
-type ReadTime = Date | string;
-
-const apiTime = (time: ReadTime) => (typeof time === "string" ? time : time.toISOString());
-
 export function toModpackSummary(
   row: Omit<SummaryRow, "createdAt" | "updatedAt"> & { createdAt: ReadTime; updatedAt: ReadTime },
 ): ModpackSummary {
@@ -65,13 +58,6 @@ export function toModpackSummary(
     updatedAt: apiTime(row.updatedAt),
   };
 }
-
-/**
- * A timestamp column as the API writes times (`toISOString`'s form: UTC, milliseconds), formatted
- * by Postgres: a read that only writes its times back (a modpack's members, the public list's page)
- * parses none into a Date.
- */
-const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 type ModpackSort = "createdAt" | "updatedAt" | "name";
 

@@ -11,6 +11,7 @@ import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisio
 import { type FixedPageAt, sortValueSql, walkStatement } from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { searchTextCondition, searchTextSql } from "./search-text.js";
+import { apiTime, isoTime, type ReadTime } from "./times.js";
 
 /*
  * The catalogue's rows as the services and jobs that add, find and list mods share them: the one
@@ -42,7 +43,13 @@ export const modColumns = [
   "mods.updatedAt",
 ] as const;
 
-export type ModAnswerRow = Pick<
+export type ModAnswerRow = Omit<ModAnswerColumns, "timeUpdated" | "createdAt" | "updatedAt"> & {
+  timeUpdated: ReadTime | null;
+  createdAt: ReadTime;
+  updatedAt: ReadTime;
+};
+
+type ModAnswerColumns = Pick<
   ModRow,
   | "id"
   | "name"
@@ -74,9 +81,9 @@ export function toMod(row: ModAnswerRow): Mod {
     avatarUrl: row.avatarUrl ?? "",
     tags: row.tags,
     isActive: row.isActive,
-    timeUpdated: row.timeUpdated?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    timeUpdated: row.timeUpdated === null ? null : apiTime(row.timeUpdated),
+    createdAt: apiTime(row.createdAt),
+    updatedAt: apiTime(row.updatedAt),
   };
 }
 
@@ -254,10 +261,17 @@ function catalogueFilterSql(row: string, search: string | undefined, tags: strin
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-/** `modColumns` of the mod row named `row`, as the text of a fixed statement, and its cursor's keys. */
-const modColumnsSql = (row: string, column: string, type: "text" | "timestamptz") =>
-  `${modColumns.map((name) => `${row}.${snakeCase(name.slice("mods.".length))}`).join(", ")},
-  ${sortValueSql(`${row}.${column}`, type)} as sort_value, ${row}.id as cursor_id`;
+const MOD_TIMES = new Set(["time_updated", "created_at", "updated_at"]);
+
+/**
+ * `modColumns` of the mod row named `row`, as the text of a fixed statement, its times formatted
+ * (`isoTime`).
+ */
+export const modColumnsSql = (row: string) =>
+  modColumns
+    .map((name) => snakeCase(name.slice("mods.".length)))
+    .map((column) => (MOD_TIMES.has(column) ? `${isoTime(`${row}.${column}`)} as ${column}` : `${row}.${column}`))
+    .join(", ");
 
 const MOD_SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at", name: "name" } as const;
 
@@ -282,7 +296,7 @@ export function catalogueSearchPage(
       type,
       order,
       filter: (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
-      columns: modColumnsSql("t", column, type),
+      columns: `${modColumnsSql("t")}, ${sortValueSql(`t.${column}`, type)} as sort_value, t.id as cursor_id`,
     },
     at,
   );

@@ -87,8 +87,8 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * The page's statement as fixed text, for a list read so often that building and compiling its
    * statement on every request costs the service more than Postgres takes to run it. Its rows carry
    * what the built statement's would: the page's columns, `sortValue`, `cursorId`, and for
-   * `bounded` the `boundedCount` and `estimate`, for a `matched` list's walk (`sortWalk`, whose
-   * statement it replaces) the `matchCount`.
+   * `bounded` the `boundedCount` and `estimate`, for `exact` the `exactCount`, for a `matched`
+   * list's walk (`sortWalk`, whose statement it replaces) the `matchCount`.
    */
   fixedPage?: (at: FixedPageAt) => CompiledQuery;
   /**
@@ -362,7 +362,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
         : await boundedTotal(db, spec.rows, Number(counted), found[0]?.estimate);
     return answer(found, total, exact);
   }
-  const found = await readPage("exact");
+  const found = spec.fixedPage ? await readFixed(spec.fixedPage) : await readPage("exact");
   const known = totalOfPage(found);
   if (known !== undefined) return answer(found, known, true);
   // A page past the end has no row to carry the count.

@@ -3,7 +3,7 @@ import { type SqlBool, sql } from "kysely";
 import type { AnySelect } from "../db/counts.js";
 import type { Db } from "../db/database.js";
 import { findRequirements } from "../db/mod-requirements.js";
-import { linkColumns, linkMods } from "../db/modpack-mods.js";
+import { linkColumns, linkMods, packModsPage } from "../db/modpack-mods.js";
 import { recordRevision } from "../db/modpack-revisions.js";
 import { changeModpack } from "../db/modpacks.js";
 import {
@@ -15,7 +15,8 @@ import {
   toMod,
   withModRows,
 } from "../db/mods.js";
-import { listPage } from "../db/paging.js";
+import { type FixedPageAt, listPage } from "../db/paging.js";
+import { apiTime, type ReadTime } from "../db/times.js";
 import { announceModpackChanged } from "../db/webhooks.js";
 import type { WorkshopClient } from "../workshop/client.js";
 import type { JobQueue } from "./ports.js";
@@ -70,7 +71,7 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
         list: "modpackMods",
         filters: { modpackId: modpack.id, search, tags },
         sort,
-        toItem: (row: ModAnswerRow & { addedAt: Date }) => ({ ...toMod(row), addedAt: row.addedAt.toISOString() }),
+        toItem: (row: ModAnswerRow & { addedAt: ReadTime }) => ({ ...toMod(row), addedAt: apiTime(row.addedAt) }),
       };
       if (sortBy !== "updatedAt") {
         // In load order or by name, the page is cut from the links' index before any catalogue row
@@ -93,7 +94,12 @@ export function modpackModsService(deps: ModpackModsDependencies): Services["mod
                   filter: (rows: AnySelect) => linksMatching(rows, search),
                 },
               }
-            : { rows: ownLinks, count: "exact" as const }),
+            : {
+                rows: ownLinks,
+                count: "exact" as const,
+                // The modpack's page most read: one fixed statement (see `packModsPage`).
+                fixedPage: (at: FixedPageAt) => packModsPage(modpack.id, sortBy, sortOrder, tags, at),
+              }),
           columns: (rows) => rows.select(["link.modId", "link.addedAt"]),
           completePage: (page) => withModRows(page, "page.modId").select(modColumns),
         });
