@@ -47,6 +47,8 @@ export function rowsByIds<Q>(
  */
 const WALK_ROWS = EXACT_COUNT_LIMIT;
 const WALK_ROWS_PER_ROW = 20;
+/** How far a walk for `wanted` rows goes. */
+const walkLength = (wanted: number) => Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted);
 
 /** What a list request asks for: a page (with a cursor it only labels the answer), its size, a cursor. */
 export interface PageRequest {
@@ -372,8 +374,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   /** The page by the list's own fixed statement (`fixedPage`). */
   async function readFixed(fixedPage: (at: FixedPageAt) => CompiledQuery): Promise<(Row & PageKeys)[]> {
     const wanted = offset + limit + 1;
-    const walk = Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted);
-    const { rows } = await db.executeQuery(fixedPage({ position, rows: limit + 1, offset, wanted, walk }));
+    const { rows } = await db.executeQuery(
+      fixedPage({ position, rows: limit + 1, offset, wanted, walk: walkLength(wanted) }),
+    );
     return rows as (Row & PageKeys)[];
   }
 
@@ -424,7 +427,7 @@ export async function listPage<Q extends AnySelect, Row, Item>(
         .selectAll(walk.table)
         .orderBy(sql.ref(column), order)
         .orderBy(sql.ref(id), order)
-        .limit(Math.max(WALK_ROWS, WALK_ROWS_PER_ROW * wanted))
+        .limit(walkLength(wanted))
         .as(walk.table),
     ) as unknown as Q;
     const along = kept(walk.filter(walked))
