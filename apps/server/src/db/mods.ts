@@ -4,7 +4,7 @@ import { CompiledQuery, type RawBuilder, type SqlBool, sql } from "kysely";
 import { buildModIdsOf } from "../modpack/pack-mods.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
-import type { AnySelect } from "./counts.js";
+import { type AnySelect, EXACT_COUNT_LIMIT } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
@@ -300,6 +300,30 @@ export function catalogueSearchPage(
     },
     at,
   );
+}
+
+/**
+ * A page of the whole catalogue, one fixed statement per sort and order (`listPage`'s `fixedPage`):
+ * the sort's index walked to the page, a count that stops one past EXACT_COUNT_LIMIT, and the row
+ * count Postgres's statistics keep of the table for the total above it. `$1` the rows to read, `$2`
+ * the offset, `$3` and `$4` a cursor's sort value and id.
+ */
+export function cataloguePage(
+  sortBy: keyof typeof MOD_SORT_COLUMNS,
+  order: "asc" | "desc",
+  { position, rows, offset }: FixedPageAt,
+): CompiledQuery {
+  const column = MOD_SORT_COLUMNS[sortBy];
+  const type = sortBy === "name" ? "text" : "timestamptz";
+  const after = position
+    ? `where (mods.${column}, mods.id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)`
+    : "";
+  const text = `select ${modColumnsSql("mods")}, ${sortValueSql(`mods.${column}`, type)} as sort_value, mods.id as cursor_id,
+    (select count(*)::int from (select 1 from mods limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
+    (select reltuples from pg_class where oid = 'mods'::regclass) as estimate
+  from mods ${after}
+  order by mods.${column} ${order}, mods.id ${order} limit $1 offset $2`;
+  return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
 }
 
 /** The planner's estimate of the matches of a catalogue search or tag filter (`listPage`'s `fixedEstimate`). */

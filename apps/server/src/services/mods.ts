@@ -12,6 +12,7 @@ import {
 import { findNewErrors, notifyNewErrors } from "../db/modpack-check.js";
 import { readableBy } from "../db/modpacks.js";
 import {
+  cataloguePage,
   catalogueSearchEstimate,
   catalogueSearchPage,
   fetchItem,
@@ -144,7 +145,7 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
       if (!modpackId) {
         // The catalogue: a filter's page walks the sort index a bounded distance, else sorts every
         // match read from the filter's indexes, and counts only what it read (listPage's `matched`
-        // and `sortWalk`).
+        // and `sortWalk`). Both pages are fixed statements (`catalogueSearchPage`, `cataloguePage`).
         return listPage(db, input, {
           ...common,
           rows: filter(catalogue),
@@ -152,11 +153,13 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
             ? {
                 count: "matched" as const,
                 sortWalk: { table: "mods" as const, from: catalogue, filter },
-                // The statement of that walk, fixed (see `catalogueSearchPage`).
                 fixedPage: (at: FixedPageAt) => catalogueSearchPage(sortBy, sortOrder, { search, tags }, at),
                 fixedEstimate: () => catalogueSearchEstimate({ search, tags }),
               }
-            : { count: "bounded" as const }),
+            : {
+                count: "bounded" as const,
+                fixedPage: (at: FixedPageAt) => cataloguePage(sortBy, sortOrder, at),
+              }),
         });
       }
       // One modpack's mods are counted exactly. A search among them is sorted by a catalogue
