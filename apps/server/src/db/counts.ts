@@ -42,9 +42,11 @@ export function countUpToLimit(db: Db, rows: AnySelect) {
 
 /**
  * The total of a bounded list from the count that stopped at EXACT_COUNT_LIMIT + 1: that count,
- * exact, when it stopped short of the limit; above it the list's `estimate` when the page's
- * statement read a known one (a row count is never negative), else the planner's estimate of the
- * query's rows.
+ * exact, when it stopped short of the limit; above it the list's `estimate` (a row count Postgres's
+ * statistics keep, read in the page's statement) when that is above the limit too, else the
+ * planner's estimate of the query's rows. A row count at or below the limit the count has just
+ * passed is stale: a table analysed while it was empty keeps 0, for good on the embedded database,
+ * which runs no autovacuum; the planner scales the statistics by the table's current size.
  */
 export async function boundedTotal(
   db: Db,
@@ -53,7 +55,8 @@ export async function boundedTotal(
   estimate?: number | null,
 ): Promise<{ total: number; exact: boolean }> {
   if (counted <= EXACT_COUNT_LIMIT) return { total: counted, exact: true };
-  const known = typeof estimate === "number" && estimate >= 0 ? estimate : await estimatedCount(db, rows);
+  const known =
+    typeof estimate === "number" && estimate > EXACT_COUNT_LIMIT ? estimate : await estimatedCount(db, rows);
   return { total: Math.max(EXACT_COUNT_LIMIT + 1, Math.round(known)), exact: false };
 }
 

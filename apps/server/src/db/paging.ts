@@ -87,7 +87,10 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   countRows?: AnySelect;
   /**
    * The page's statement as fixed text, for a list read so often that building and compiling its
-   * statement on every request costs the service more than Postgres takes to run it. Its rows carry
+   * statement on every request costs the service more than Postgres takes to run it; it replaces
+   * the statement `rows`, `columns` and `sortWalk` would build (they still count a page past the
+   * end and give the planner's estimate without `fixedEstimate`). Its columns are snake_case, as
+   * the plugin maps them (`sort_value` to `sortValue`). Its rows carry
    * what the built statement's would: the page's columns, `sortValue`, `cursorId`, and for
    * `bounded` the `boundedCount` and `estimate`, for `exact` the `exactCount`, for a `matched`
    * list's walk (`sortWalk`, whose statement it replaces) the `matchCount`.
@@ -108,11 +111,12 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * never reads all its matches. Both in one statement: the second is only run when the first fell
    * short.
    *
-   * `mods` and `modpacks`: the catalogue's rows, read by primary key once the page is cut. `link`:
-   * one modpack's links (`modpack_mods as link`), whose page columns the walk carries and
+   * `modpacks`: the modpacks' rows, read by primary key once the page is cut (the public search
+   * writes this walk out instead, `walkStatement`; the modpacks holding a mod keep it). `link`: one
+   * modpack's links (`modpack_mods as link`), whose page columns the walk carries and
    * `completePage` completes with their mods (a list without `completePage` cannot walk links).
    */
-  sortWalk?: { table: "mods" | "modpacks" | "link"; from: Q; filter: (rows: Q) => Q };
+  sortWalk?: { table: "modpacks" | "link"; from: Q; filter: (rows: Q) => Q };
   /**
    * For `matched`, a set no index gives in the sort's order (a modpack's mods by a catalogue
    * column): the page's statement sorts every match's id and sort value, so it counts them in
@@ -131,7 +135,7 @@ type ListSpec<Q extends AnySelect, Row, Item> = ListCommon<Q, Row, Item> &
         /** The columns of a page row. */
         columns: (rows: Q) => RowsOf<Row>;
         completePage?: undefined;
-        sortWalk?: { table: "mods" | "modpacks" };
+        sortWalk?: { table: "modpacks" };
       }
     | {
         columns: (rows: Q) => AnySelect;
@@ -461,12 +465,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
           .offset(offset),
       );
     }
-    const rows = rowsByIds<Q>(
-      db,
-      walk.table as "mods" | "modpacks",
-      db.selectFrom(picked.as("picked")).selectAll("picked"),
-      ["match_count"],
-    );
+    const rows = rowsByIds<Q>(db, walk.table as "modpacks", db.selectFrom(picked.as("picked")).selectAll("picked"), [
+      "match_count",
+    ]);
     return completed(
       keyed(rows)
         .select([sql.ref(column).as("pageSort"), sql.ref(`${walk.table}.matchCount`).as("matchCount")])

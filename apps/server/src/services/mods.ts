@@ -145,14 +145,13 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
       if (!modpackId) {
         // The catalogue: a filter's page walks the sort index a bounded distance, else sorts every
         // match read from the filter's indexes, and counts only what it read (listPage's `matched`
-        // and `sortWalk`). Both pages are fixed statements (`catalogueSearchPage`, `cataloguePage`).
+        // walk, written out by `catalogueSearchPage`); the whole catalogue's page is `cataloguePage`.
         return listPage(db, input, {
           ...common,
           rows: filter(catalogue),
           ...(filtered
             ? {
                 count: "matched" as const,
-                sortWalk: { table: "mods" as const, from: catalogue, filter },
                 fixedPage: (at: FixedPageAt) => catalogueSearchPage(sortBy, sortOrder, { search, tags }, at),
                 fixedEstimate: () => catalogueSearchEstimate({ search, tags }),
               }
