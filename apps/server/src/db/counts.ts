@@ -46,7 +46,7 @@ export function countUpToLimit(db: Db, rows: AnySelect) {
  * statistics keep, read in the page's statement) when that is above the limit too, else the
  * planner's estimate of the query's rows. A row count at or below the limit the count has just
  * passed is stale: a table analysed while it was empty keeps 0, for good on the embedded database,
- * which runs no autovacuum; the planner scales the statistics by the table's current size.
+ * which runs no autovacuum; the planner's estimate follows the table's current size.
  */
 export async function boundedTotal(
   db: Db,

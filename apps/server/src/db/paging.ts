@@ -87,13 +87,12 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
   countRows?: AnySelect;
   /**
    * The page's statement as fixed text, for a list read so often that building and compiling its
-   * statement on every request costs the service more than Postgres takes to run it; it replaces
-   * the statement `rows`, `columns` and `sortWalk` would build (they still count a page past the
-   * end and give the planner's estimate without `fixedEstimate`). Its columns are snake_case, as
-   * the plugin maps them (`sort_value` to `sortValue`). Its rows carry
-   * what the built statement's would: the page's columns, `sortValue`, `cursorId`, and for
-   * `bounded` the `boundedCount` and `estimate`, for `exact` the `exactCount`, for a `matched`
-   * list's walk (`sortWalk`, whose statement it replaces) the `matchCount`.
+   * statement on every request costs the service more than Postgres takes to run it. It replaces
+   * the statement `rows`, `columns` and `sortWalk` would build; those still count a page past the
+   * end, and give the planner's estimate without `fixedEstimate`. Its rows carry what the built
+   * statement's would, in snake_case the plugin maps (`sort_value` to `sortValue`): the page's
+   * columns, `sortValue`, `cursorId`, and for `bounded` the `boundedCount` and `estimate`, for
+   * `exact` the `exactCount`, for a `matched` list's walk the `matchCount`.
    */
   fixedPage?: (at: FixedPageAt) => CompiledQuery;
   /**
