@@ -1,8 +1,9 @@
 import { CompiledQuery, sql } from "kysely";
+import type { SortType } from "./cursors.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { modColumnsSql } from "./mods.js";
-import { type FixedPageAt, sortValueSql } from "./paging.js";
+import { afterSql, type FixedPageAt, orderSql, sortValueSql } from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { isoTime } from "./times.js";
 
@@ -59,7 +60,7 @@ export function packModsPage(
   { position, rows, offset }: FixedPageAt,
 ): CompiledQuery {
   const column = sortBy === "name" ? "mod_name" : "added_at";
-  const type = sortBy === "name" ? "text" : "timestamptz";
+  const type: SortType = sortBy === "name" ? "text" : "timestamptz";
   const values: unknown[] = [rows, offset, modpackId];
   const parameter = (value: unknown) => {
     values.push(value);
@@ -67,9 +68,9 @@ export function packModsPage(
   };
   const ofTags = tags.length > 0 ? `and l.mod_tags && ${parameter(tags)}::text[]` : "";
   const after = position
-    ? `and (l.${column}, l.id) ${order === "asc" ? ">" : "<"} (${parameter(position.value)}::${type}, ${parameter(position.id)}::uuid)`
+    ? `and ${afterSql("l", { column, type }, order, parameter(position.value), parameter(position.id))}`
     : "";
-  const sorted = (sort: string, id: string) => `order by ${sort} ${order}, ${id} ${order}`;
+  const sorted = (sort: string, id: string) => orderSql(sort, id, order);
   const text = `select ${modColumnsSql("m")}, page.added_at, page.sort_value, page.cursor_id, page.exact_count
   from (
     select l.mod_id, ${isoTime("l.added_at")} as added_at, ${sortValueSql(`l.${column}`, type)} as sort_value,

@@ -12,10 +12,9 @@ import {
   unauthorized,
 } from "@modpack/contract";
 import { CompiledQuery, type ExpressionBuilder, sql } from "kysely";
-import { EXACT_COUNT_LIMIT } from "./counts.js";
 import type { SortType } from "./cursors.js";
 import type { Db } from "./database.js";
-import { type FixedPageAt, sortValueSql, walkStatement } from "./paging.js";
+import { boundedStatement, type FixedPageAt, fixedSort, sortValueSql, walkStatement } from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 import { searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -61,8 +60,6 @@ export function toModpackSummary(
 
 type ModpackSort = "createdAt" | "updatedAt" | "name";
 
-const SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at", name: "name" } as const;
-
 /** A summary's columns of the row `row`, its times formatted (`isoTime`), and its cursor's keys. */
 const summarySql = (row: string, column: string, type: SortType) =>
   `${row}.id, ${row}.name, ${row}.description, ${row}.avatar_url, ${row}.platform_url, ${row}.owner_id,
@@ -73,28 +70,23 @@ const summarySql = (row: string, column: string, type: SortType) =>
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
  * `fixedPage`): the list every visitor reads first. The public, active modpacks are exactly the rows
- * of the partial indexes on them (migration 0001): the page walks one in the sort's order, counts up
- * to one past EXACT_COUNT_LIMIT along it, and reads the row count Postgres's statistics keep of one
- * for the total above that. The times come formatted (`isoTime`); the sort and the cursor read the
- * columns themselves, to the microsecond. `$1` is the rows to read, `$2` the offset, `$3` and `$4` a
- * cursor's sort value and id.
+ * of the partial indexes on them (migration 0001), whose row count stands for the total above the
+ * exact count (`boundedStatement`). The times come formatted (`isoTime`); the sort and the cursor
+ * read the columns themselves, to the microsecond.
  */
-export function publicModpacksPage(
-  sortBy: ModpackSort,
-  order: "asc" | "desc",
-  { position, rows, offset }: FixedPageAt,
-): CompiledQuery {
-  const column = SORT_COLUMNS[sortBy];
-  const type = sortBy === "name" ? "text" : "timestamptz";
-  const after = position
-    ? `and (modpacks.${column}, modpacks.id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)`
-    : "";
-  const text = `select ${summarySql("modpacks", column, type)},
-    (select count(*)::int from (select 1 from modpacks where is_active and is_public limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
-    (select reltuples from pg_class where oid = to_regclass('modpacks_public_created_idx')) as estimate
-  from modpacks where is_active and is_public ${after}
-  order by modpacks.${column} ${order}, modpacks.id ${order} limit $1 offset $2`;
-  return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
+export function publicModpacksPage(sortBy: ModpackSort, order: "asc" | "desc", at: FixedPageAt): CompiledQuery {
+  const sort = fixedSort(sortBy);
+  return boundedStatement(
+    {
+      table: "modpacks",
+      where: "modpacks.is_active and modpacks.is_public",
+      sort,
+      order,
+      columns: summarySql("modpacks", sort.column, sort.type),
+      statistics: "to_regclass('modpacks_public_created_idx')",
+    },
+    at,
+  );
 }
 
 /**
@@ -108,8 +100,7 @@ export function publicSearchPage(
   search: string,
   at: FixedPageAt,
 ): CompiledQuery {
-  const column = SORT_COLUMNS[sortBy];
-  const type = sortBy === "name" ? "text" : "timestamptz";
+  const { column, type } = fixedSort(sortBy);
   return walkStatement(
     {
       table: "modpacks",

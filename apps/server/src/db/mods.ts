@@ -4,11 +4,11 @@ import { CompiledQuery, type RawBuilder, type SqlBool, sql } from "kysely";
 import { buildModIdsOf } from "../modpack/pack-mods.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
-import { type AnySelect, EXACT_COUNT_LIMIT } from "./counts.js";
+import type { AnySelect } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
-import { type FixedPageAt, sortValueSql, walkStatement } from "./paging.js";
+import { boundedStatement, type FixedPageAt, fixedSort, sortValueSql, walkStatement } from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { searchTextCondition, searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -273,21 +273,18 @@ export const modColumnsSql = (row: string) =>
     .map((column) => (MOD_TIMES.has(column) ? `${isoTime(`${row}.${column}`)} as ${column}` : `${row}.${column}`))
     .join(", ");
 
-const MOD_SORT_COLUMNS = { createdAt: "created_at", updatedAt: "updated_at", name: "name" } as const;
-
 /**
  * A page of a search or a tag filter of the catalogue, one fixed statement per sort, order and
  * shape of the filter (`walkStatement`): the sort index walked a bounded distance, each mod tested,
  * else every match from the trigram and tag indexes.
  */
 export function catalogueSearchPage(
-  sortBy: keyof typeof MOD_SORT_COLUMNS,
+  sortBy: "createdAt" | "updatedAt" | "name",
   order: "asc" | "desc",
   filter: { search: string | undefined; tags: string[] },
   at: FixedPageAt,
 ): CompiledQuery {
-  const column = MOD_SORT_COLUMNS[sortBy];
-  const type = sortBy === "name" ? "text" : "timestamptz";
+  const { column, type } = fixedSort(sortBy);
   return walkStatement(
     {
       table: "mods",
@@ -303,27 +300,26 @@ export function catalogueSearchPage(
 }
 
 /**
- * A page of the whole catalogue, one fixed statement per sort and order (`listPage`'s `fixedPage`):
- * the sort's index walked to the page, a count that stops one past EXACT_COUNT_LIMIT, and the row
- * count Postgres's statistics keep of the table for the total above it. `$1` the rows to read, `$2`
- * the offset, `$3` and `$4` a cursor's sort value and id.
+ * A page of the whole catalogue, one fixed statement per sort and order (`boundedStatement`): the
+ * table's row count stands for the total above the exact count.
  */
 export function cataloguePage(
-  sortBy: keyof typeof MOD_SORT_COLUMNS,
+  sortBy: "createdAt" | "updatedAt" | "name",
   order: "asc" | "desc",
-  { position, rows, offset }: FixedPageAt,
+  at: FixedPageAt,
 ): CompiledQuery {
-  const column = MOD_SORT_COLUMNS[sortBy];
-  const type = sortBy === "name" ? "text" : "timestamptz";
-  const after = position
-    ? `where (mods.${column}, mods.id) ${order === "asc" ? ">" : "<"} ($3::${type}, $4::uuid)`
-    : "";
-  const text = `select ${modColumnsSql("mods")}, ${sortValueSql(`mods.${column}`, type)} as sort_value, mods.id as cursor_id,
-    (select count(*)::int from (select 1 from mods limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
-    (select reltuples from pg_class where oid = 'mods'::regclass) as estimate
-  from mods ${after}
-  order by mods.${column} ${order}, mods.id ${order} limit $1 offset $2`;
-  return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
+  const sort = fixedSort(sortBy);
+  return boundedStatement(
+    {
+      table: "mods",
+      where: "true",
+      sort,
+      order,
+      columns: `${modColumnsSql("mods")}, ${sortValueSql(`mods.${sort.column}`, sort.type)} as sort_value, mods.id as cursor_id`,
+      statistics: "'mods'::regclass",
+    },
+    at,
+  );
 }
 
 /** The planner's estimate of the matches of a catalogue search or tag filter (`listPage`'s `fixedEstimate`). */

@@ -159,6 +159,59 @@ export interface FixedPageAt {
   walk: number;
 }
 
+/** A catalogue list's sort (`sortBy`) as a fixed statement names it: the snake_case column and its type. */
+export function fixedSort(sortBy: "createdAt" | "updatedAt" | "name"): { column: string; type: SortType } {
+  if (sortBy === "name") return { column: "name", type: "text" };
+  return { column: sortBy === "createdAt" ? "created_at" : "updated_at", type: "timestamptz" };
+}
+
+/** `order by` a sort column, then an id, both in `order`. */
+export const orderSql = (sort: string, id: string, order: "asc" | "desc") =>
+  `order by ${sort} ${order}, ${id} ${order}`;
+
+/**
+ * The rows after a cursor's position in `order`: `(row.column, row.id)` past its sort value and id,
+ * the parameters `value` and `id` (as `$n`), cast back to the column's type.
+ */
+export const afterSql = (
+  row: string,
+  sort: { column: string; type: SortType },
+  order: "asc" | "desc",
+  value: string,
+  id: string,
+) => `(${row}.${sort.column}, ${row}.id) ${order === "asc" ? ">" : "<"} (${value}::${sort.type}, ${id}::uuid)`;
+
+/**
+ * A page of an unfiltered list that grows with the catalogue (`bounded`), as one fixed statement
+ * (`fixedPage`): the sort's index walked to the page, a count that stops one past
+ * EXACT_COUNT_LIMIT, and the row count Postgres's statistics keep of `statistics` (a relation
+ * holding exactly the list's rows) for the total above it. `$1` the rows to read, `$2` the offset,
+ * `$3` and `$4` a cursor's sort value and id.
+ */
+export function boundedStatement(
+  list: {
+    table: "mods" | "modpacks";
+    /** The list's rows, as a condition on `table`. */
+    where: string;
+    sort: { column: string; type: SortType };
+    order: "asc" | "desc";
+    /** The page's columns of `table`, `sort_value` and `cursor_id` among them. */
+    columns: string;
+    /** The relation whose statistics count the list's rows, as an oid expression. */
+    statistics: string;
+  },
+  { position, rows, offset }: FixedPageAt,
+): CompiledQuery {
+  const { table, where, sort, order } = list;
+  const after = position ? `and ${afterSql(table, sort, order, "$3", "$4")}` : "";
+  const text = `select ${list.columns},
+    (select count(*)::int from (select 1 from ${table} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
+    (select reltuples from pg_class where oid = ${list.statistics}) as estimate
+  from ${table} where ${where} ${after}
+  ${orderSql(`${table}.${sort.column}`, `${table}.id`, order)} limit $1 offset $2`;
+  return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
+}
+
 /**
  * A filtered list's walk (`sortWalk`) written out as one fixed statement, for a `matched` list's
  * `fixedPage`: the same walk, fallback and count as `readWalk`, without a query built per request.
@@ -185,8 +238,8 @@ export function walkStatement(
   { position, rows, offset, wanted, walk: walkRows }: FixedPageAt,
 ): CompiledQuery {
   const { table, column, order } = walk;
-  const sorted = (sort: string, id: string) => `order by ${sort} ${order}, ${id} ${order}`;
-  const after = position ? `and (r.${column}, r.id) ${order === "asc" ? ">" : "<"} ($5::${walk.type}, $6::uuid)` : "";
+  const sorted = (sort: string, id: string) => orderSql(sort, id, order);
+  const after = position ? `and ${afterSql("r", walk, order, "$5", "$6")}` : "";
   const filter = (row: string) => walk.filter(row, position ? 7 : 5);
   const text = `with along as materialized (
     select r.id, r.${column} as page_sort from (
