@@ -63,7 +63,7 @@ export { callerHasScope } from "./access.js";
 export { type Admission, admissionOf, admissionText, admit } from "./admission.js";
 export * from "./errors.js";
 export * from "./permissions.js";
-export type { Implementation, Port, PortDeclaration } from "./ports.js";
+export { type Implementation, type Port, type PortDeclaration, portArguments } from "./ports.js";
 export * from "./schemas/admin.js";
 export * from "./schemas/check.js";
 export * from "./schemas/common.js";
@@ -92,6 +92,7 @@ export {
   type Context,
   createCallerFactory,
   type Meta,
+  type PortOfProcedure,
   procedureAdmission,
   type RateLimitGroup,
   type ServiceRegistry,

@@ -1,28 +1,9 @@
 import { z } from "zod";
 import type { Caller, ModpackAccess } from "./access.js";
 import { idParams } from "./schemas/common.js";
-import { parsers, type ServiceRegistry } from "./trpc.js";
+import { type PortDeclaration, parsers, type ServiceRegistry } from "./trpc.js";
 
-/**
- * How a procedure calls the server: what it passes besides its checked input, and the schema its
- * answer is checked against. The one place a procedure's schemas are written: the procedure takes
- * them from here with `.concat(schemas.<port>)`.
- */
-export interface PortDeclaration {
-  /** `true`: the signed-in caller comes first; `"optional"`: the caller, or null when there is none. */
-  caller?: true | "optional";
-  /** The modpack the procedure's resource rule let through comes next. */
-  modpack?: true;
-  /**
-   * The procedure's input schema: the port takes the parsed input last. Without it, a procedure on
-   * one modpack takes the modpack's `{ id }` (the port gets the modpack instead), any other nothing.
-   */
-  input?: z.ZodType;
-  /** The procedure's output schema: the port answers what it accepts. */
-  output: z.ZodType;
-  /** A subscription: the port takes an abort signal last and yields values until it aborts. */
-  stream?: true;
-}
+export type { PortDeclaration };
 
 type Arguments<D extends PortDeclaration> = [
   ...(D extends { caller: "optional" } ? [caller: Caller | null] : D extends { caller: true } ? [caller: Caller] : []),
@@ -48,6 +29,30 @@ type ProcedureInput<D extends PortDeclaration> = D extends { input: infer Input 
 type Parsers<D extends PortDeclaration> =
   ProcedureInput<D> extends infer Input extends z.ZodType ? ReturnType<typeof parsers<Input, D["output"]>> : never;
 
+/** What a port's call takes from its procedure's context. */
+export interface PortContext {
+  services: ServiceRegistry;
+  caller: Caller | null;
+  modpack?: ModpackAccess;
+}
+
+/**
+ * The arguments a port takes, in order, as its declaration names them: the caller, the modpack the
+ * resource rule let through, the parsed input.
+ */
+export function portArguments(
+  declaration: PortDeclaration,
+  caller: Caller | null,
+  modpack: ModpackAccess | undefined,
+  input: unknown,
+): unknown[] {
+  return [
+    ...(declaration.caller ? [caller] : []),
+    ...(declaration.modpack ? [modpack] : []),
+    ...(declaration.input ? [input] : []),
+  ];
+}
+
 /**
  * Declares a resource's ports (the input and output schemas of its procedures, which take them as
  * `schemas`), and how its procedures reach the server's implementation of them: `Services`
@@ -57,17 +62,34 @@ export function resource<const Name extends string, const P extends Record<strin
   name: Name,
   ports: P,
 ) {
-  const schemas = Object.entries(ports).map(([port, { input, modpack, output }]) => [
+  const schemas = Object.entries(ports).map(([port, declaration]) => [
     port,
-    parsers(input ?? (modpack ? idParams : z.void()), output),
+    parsers(declaration.input ?? (declaration.modpack ? idParams : z.void()), declaration.output).meta({
+      port: { resource: name, name: port, declaration },
+    }),
   ]);
+  const of = (ctx: { services: ServiceRegistry }) => ctx.services[name] as Implementation<P>;
   return {
     name,
     ports,
     /** The implementation in a procedure's context: the server's `Services` is built from these resources. */
     // Sound because the server's `Services`, passed as the context's services, is derived from this resource.
-    of: (ctx: { services: ServiceRegistry }) => ctx.services[name] as Implementation<P>,
-    /** Each port's procedure input and output parsers, for the procedure's `.concat()`. */
+    of,
+    /**
+     * Each port's procedure input and output parsers, for the procedure's `.concat()`; they name
+     * the port in the procedure's meta.
+     */
     schemas: Object.fromEntries(schemas) as { [Port in keyof P]: Parsers<P[Port]> },
+    /**
+     * The resolver of a procedure that is its port's call: the port with the caller, the modpack
+     * and the input its declaration names. A query that takes a port's schemas resolves with it,
+     * so its REST route may call the port itself (`portArguments`).
+     */
+    call:
+      <Name extends keyof P & string>(port: Name) =>
+      ({ ctx, input }: { ctx: PortContext; input: unknown }) =>
+        (of(ctx)[port] as unknown as (...args: unknown[]) => ReturnType<Port<P[Name]>>)(
+          ...portArguments(ports[port]!, ctx.caller, ctx.modpack, input),
+        ),
   };
 }

@@ -57,6 +57,34 @@ export interface CacheRule {
 }
 
 /**
+ * How a procedure calls the server (ports.ts): what it passes besides its checked input, and the
+ * schema its answer is checked against. The one place a procedure's schemas are written: the
+ * procedure takes them from its resource with `.concat(schemas.<port>)`.
+ */
+export interface PortDeclaration {
+  /** `true`: the signed-in caller comes first; `"optional"`: the caller, or null when there is none. */
+  caller?: true | "optional";
+  /** The modpack the procedure's resource rule let through comes next. */
+  modpack?: true;
+  /**
+   * The procedure's input schema: the port takes the parsed input last. Without it, a procedure on
+   * one modpack takes the modpack's `{ id }` (the port gets the modpack instead), any other nothing.
+   */
+  input?: z.ZodType;
+  /** The procedure's output schema: the port answers what it accepts. */
+  output: z.ZodType;
+  /** A subscription: the port takes an abort signal last and yields values until it aborts. */
+  stream?: true;
+}
+
+/** The port whose schemas a procedure took, by resource and name, with its declaration. */
+export interface PortOfProcedure {
+  resource: string;
+  name: string;
+  declaration: PortDeclaration;
+}
+
+/**
  * What the server reads of a procedure besides its REST route: its checks, its answers, its limits.
  * A type, not an interface: tRPC's meta must be indexable by string.
  */
@@ -86,6 +114,11 @@ type Rules = {
   alreadyThere?: string;
   rateLimit?: RateLimitGroup;
   cache?: CacheRule;
+  /**
+   * The port the procedure's schemas belong to, set by `.concat(schemas.<port>)`. A query that takes
+   * a port's schemas is that port's call (`call`, ports.ts): its REST route calls the port itself.
+   */
+  port?: PortOfProcedure;
 };
 
 export type Meta = OpenApiMeta<Rules>;

@@ -4,11 +4,14 @@ import {
   authorizeModpackInput,
   badRequest,
   type Caller,
+  type CallResponse,
   type Context,
   createCallerFactory,
   type ModpackAccess,
   type Operation,
   operations,
+  type PortOfProcedure,
+  portArguments,
   procedureAdmission,
   type Services,
   uuid,
@@ -43,6 +46,33 @@ function decidedContext(services: Services, request: FastifyRequest, caller: Cal
 function call(ctx: Context, path: readonly string[], input: unknown): Promise<unknown> {
   const procedure = path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx));
   return (procedure as (input: unknown) => Promise<unknown>)(input);
+}
+
+/**
+ * A read whose procedure is its port's call (ports.ts `call`), called without tRPC's caller: the port
+ * of the service with the caller and the modpack the route decided and the input parsed by the port's
+ * schema, whose refusal is the 400 tRPC's parser would answer. Its answer is the port's, whose type
+ * the contract's output schema gives; the answer a service builds is not checked again at run time
+ * (a `/trpc` call still is).
+ */
+function readPort(
+  services: Services,
+  port: PortOfProcedure,
+  caller: Caller | null,
+  access: ModpackAccess | undefined,
+  raw: unknown,
+): Promise<unknown> {
+  const { declaration } = port;
+  let input: unknown;
+  if (declaration.input) {
+    const parsed = declaration.input.safeParse(raw);
+    if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
+    input = parsed.data;
+  }
+  const resource = (services as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>)[
+    port.resource
+  ];
+  return resource![port.name]!(...portArguments(declaration, caller, access, input));
 }
 
 /** A failure the caller cannot be blamed for is logged: a database outage as a warning, anything else as an error. */
@@ -110,6 +140,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
     if (!meta.openapi || operation.type === "subscription") continue;
     const limit = deps.rateLimits.route(meta.rateLimit ?? "general");
     const path = operation.name.split(".");
+    const port = operation.type === "query" ? meta.port : undefined;
     app.route({
       method: meta.openapi.method,
       url: fastifyPath(meta.openapi.path),
@@ -138,12 +169,21 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
               return reply.code(304).send();
             }
           }
-          const ctx = decidedContext(deps.services, request, caller, access);
-          const data = await call(ctx, path, input);
-          const status = ctx.response.status ?? meta.successStatus ?? 200;
+          let data: unknown;
+          let response: CallResponse = {};
+          if (port) {
+            data = await readPort(deps.services, port, caller, access, input);
+            // What a procedure on one modpack answers is that version of the modpack.
+            if (access) response.version = access.version;
+          } else {
+            const ctx = decidedContext(deps.services, request, caller, access);
+            data = await call(ctx, path, input);
+            response = ctx.response;
+          }
+          const status = response.status ?? meta.successStatus ?? 200;
           const body: string | undefined = JSON.stringify(data);
           if (meta.cache && request.method === "GET" && status === 200) {
-            const etag = ctx.response.version ? versionTag(ctx.response.version, request.url) : contentTag(body);
+            const etag = response.version ? versionTag(response.version, request.url) : contentTag(body);
             setCacheHeaders(request, reply, meta.cache, etag);
             if (matches(request.headers["if-none-match"], etag)) return reply.code(304).send();
           }

@@ -19,7 +19,7 @@ export const adminPorts = resource("admin", {
   verifyModpack: { input: verifyModpackInput, output: modpackSchema },
   stats: { output: adminStatsSchema },
 });
-const { of: service, schemas } = adminPorts;
+const { of: service, schemas, call } = adminPorts;
 
 export const adminRouter = router({
   listUsers: operation({
@@ -35,7 +35,7 @@ export const adminRouter = router({
     permission: "admin.access",
   })
     .concat(schemas.listUsers)
-    .query(({ ctx, input }) => service(ctx).listUsers(input)),
+    .query(call("listUsers")),
   updateUser: operation({
     method: "PATCH",
     path: "/admin/users/{id}",
@@ -80,5 +80,5 @@ export const adminRouter = router({
     permission: "admin.access",
   })
     .concat(schemas.stats)
-    .query(({ ctx }) => service(ctx).stats()),
+    .query(call("stats")),
 });

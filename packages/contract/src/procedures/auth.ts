@@ -15,7 +15,6 @@ export const apiTokenPorts = resource("apiTokens", {
   list: { caller: true, input: tokenListInput, output: tokenListSchema },
   revoke: { caller: true, input: idParams, output: z.void() },
 });
-const session = sessionPorts.of;
 const apiTokens = apiTokenPorts.of;
 
 export const authRouter = router({
@@ -30,7 +29,7 @@ export const authRouter = router({
     success: "The current session and the signed-in user.",
   })
     .concat(sessionPorts.schemas.current)
-    .query(({ ctx }) => session(ctx).current(ctx.caller)),
+    .query(sessionPorts.call("current")),
   createToken: operation({
     method: "POST",
     path: "/auth/tokens",
@@ -59,7 +58,7 @@ export const authRouter = router({
     success: "Your API tokens, without their secrets.",
   })
     .concat(apiTokenPorts.schemas.list)
-    .query(({ ctx, input }) => apiTokens(ctx).list(ctx.caller, input)),
+    .query(apiTokenPorts.call("list")),
   revokeToken: operation({
     method: "DELETE",
     path: "/auth/tokens/{id}",

@@ -8,7 +8,7 @@ export const checkPorts = resource("checks", {
   /** Whether the modpack will load on the given game version, and a load order that satisfies requirements. */
   check: { modpack: true, input: modpackCheckInput, output: modpackCheckSchema },
 });
-const { of: service, schemas } = checkPorts;
+const { schemas, call } = checkPorts;
 
 export const checksRouter = router({
   get: operation({
@@ -24,5 +24,5 @@ export const checksRouter = router({
     modpackAccess: "read",
   })
     .concat(schemas.check)
-    .query(({ ctx, input }) => service(ctx).check(ctx.modpack, input)),
+    .query(call("check")),
 });

@@ -23,7 +23,7 @@ export const exportPorts = resource("exports", {
   },
   request: { caller: true, modpack: true, input: requestServerFileInput, output: exportRequestedSchema },
 });
-const { of: service, schemas } = exportPorts;
+const { of: service, schemas, call } = exportPorts;
 
 export const exportsRouter = router({
   status: operation({
@@ -39,7 +39,7 @@ export const exportsRouter = router({
     errors: [403, 404],
   })
     .concat(schemas.get)
-    .query(({ ctx, input }) => service(ctx).get(ctx.caller, input)),
+    .query(call("get")),
   getConfiguration: operation({
     method: "GET",
     path: "/modpacks/{id}/export-configuration",
@@ -53,7 +53,7 @@ export const exportsRouter = router({
     modpackAccess: "read",
   })
     .concat(schemas.getConfiguration)
-    .query(({ ctx }) => service(ctx).getConfiguration(ctx.modpack)),
+    .query(call("getConfiguration")),
   saveConfiguration: operation({
     method: "PUT",
     path: "/modpacks/{id}/export-configuration",

@@ -6,7 +6,7 @@ import { operation, router } from "../trpc.js";
 export const healthPorts = resource("health", {
   readiness: { output: readinessSchema },
 });
-const { of: service, schemas } = healthPorts;
+const { schemas, call } = healthPorts;
 
 export const healthRouter = router({
   check: operation({
@@ -36,5 +36,5 @@ export const healthRouter = router({
     errors: [503],
   })
     .concat(schemas.readiness)
-    .query(({ ctx }) => service(ctx).readiness()),
+    .query(call("readiness")),
 });

@@ -8,7 +8,7 @@ export const importPorts = resource("imports", {
   start: { caller: true, modpack: true, input: startImportInput, output: importStartedSchema },
   status: { modpack: true, output: importStatusSchema },
 });
-const { of: service, schemas } = importPorts;
+const { of: service, schemas, call } = importPorts;
 
 export const importsRouter = router({
   start: operation({
@@ -42,5 +42,5 @@ export const importsRouter = router({
     modpackAccess: "read",
   })
     .concat(schemas.status)
-    .query(({ ctx }) => service(ctx).status(ctx.modpack)),
+    .query(call("status")),
 });

@@ -27,7 +27,7 @@ export const memberPorts = resource("members", {
   /** 404 when no invitation to the email is pending. */
   withdrawInvitation: { modpack: true, input: invitationPathInput, output: messageSchema },
 });
-const { of: service, schemas } = memberPorts;
+const { of: service, schemas, call } = memberPorts;
 
 export const membersRouter = router({
   list: operation({
@@ -42,7 +42,7 @@ export const membersRouter = router({
     modpackAccess: "read",
   })
     .concat(schemas.list)
-    .query(({ ctx }) => service(ctx).list(ctx.modpack)),
+    .query(call("list")),
   get: operation({
     method: "GET",
     path: "/modpacks/{id}/members/{userId}",
@@ -56,7 +56,7 @@ export const membersRouter = router({
     modpackAccess: "read",
   })
     .concat(schemas.get)
-    .query(({ ctx, input }) => service(ctx).get(ctx.modpack, input)),
+    .query(call("get")),
   add: operation({
     method: "POST",
     path: "/modpacks/{id}/members",
@@ -113,7 +113,7 @@ export const membersRouter = router({
     modpackAccess: "owner",
   })
     .concat(schemas.listInvitations)
-    .query(({ ctx }) => service(ctx).listInvitations(ctx.modpack)),
+    .query(call("listInvitations")),
   withdrawInvitation: operation({
     method: "DELETE",
     path: "/modpacks/{id}/invitations",

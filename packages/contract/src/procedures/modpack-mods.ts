@@ -19,7 +19,7 @@ export const modpackModPorts = resource("modpackMods", {
   /** 409 when other active mods of the modpack require it, unless `force`. */
   remove: { caller: true, modpack: true, input: removeModpackModInput, output: messageSchema },
 });
-const { of: service, schemas } = modpackModPorts;
+const { of: service, schemas, call } = modpackModPorts;
 
 export const modpackModsRouter = router({
   list: operation({
@@ -36,7 +36,7 @@ export const modpackModsRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.list)
-    .query(({ ctx, input }) => service(ctx).list(ctx.modpack, input)),
+    .query(call("list")),
   add: operation({
     method: "POST",
     path: "/modpacks/{id}/mods",

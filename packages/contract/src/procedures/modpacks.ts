@@ -25,7 +25,7 @@ export const modpackPorts = resource("modpacks", {
   restore: { modpack: true, output: modpackSchema },
   duplicate: { caller: true, modpack: true, input: duplicateModpackInput, output: modpackSchema },
 });
-const { of: service, schemas } = modpackPorts;
+const { of: service, schemas, call } = modpackPorts;
 
 export const modpacksRouter = router({
   listPublic: operation({
@@ -41,7 +41,7 @@ export const modpacksRouter = router({
     cache: { scope: "public" },
   })
     .concat(schemas.listPublic)
-    .query(({ ctx, input }) => service(ctx).listPublic(input)),
+    .query(call("listPublic")),
   listWithMod: operation({
     method: "GET",
     path: "/mods/{id}/modpacks",
@@ -56,7 +56,7 @@ export const modpacksRouter = router({
     cache: { scope: "public" },
   })
     .concat(schemas.listWithMod)
-    .query(({ ctx, input }) => service(ctx).listWithMod(input)),
+    .query(call("listWithMod")),
   getPublic: operation({
     method: "GET",
     path: "/modpacks/public/{id}",
@@ -71,7 +71,7 @@ export const modpacksRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.get)
-    .query(({ ctx }) => service(ctx).get(ctx.modpack)),
+    .query(call("get")),
   listMine: operation({
     method: "GET",
     path: "/modpacks/my",
@@ -84,7 +84,7 @@ export const modpacksRouter = router({
     permission: "modpack.read",
   })
     .concat(schemas.listMine)
-    .query(({ ctx, input }) => service(ctx).listMine(ctx.caller, input)),
+    .query(call("listMine")),
   create: operation({
     method: "POST",
     path: "/modpacks",
@@ -113,7 +113,7 @@ export const modpacksRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.get)
-    .query(({ ctx }) => service(ctx).get(ctx.modpack)),
+    .query(call("get")),
   update: operation({
     method: "PATCH",
     path: "/modpacks/{id}",

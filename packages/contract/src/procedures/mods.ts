@@ -28,7 +28,7 @@ export const modPorts = resource("mods", {
   get: { input: idParams, output: z.object({ mod: modSchema, version: z.string() }) },
   refresh: { caller: true, input: idParams, output: modSchema },
 });
-const { of: service, schemas } = modPorts;
+const { of: service, schemas, call } = modPorts;
 
 export const modsRouter = router({
   list: operation({
@@ -45,7 +45,7 @@ export const modsRouter = router({
     cache: { scope: "public", privateWith: ["modpackId"] },
   })
     .concat(schemas.list)
-    .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
+    .query(call("list")),
   tags: operation({
     method: "GET",
     path: "/mods/tags",
@@ -58,7 +58,7 @@ export const modsRouter = router({
     cache: { scope: "public" },
   })
     .concat(schemas.tags)
-    .query(({ ctx }) => service(ctx).tags()),
+    .query(call("tags")),
   updateAll: operation({
     method: "POST",
     path: "/mods/update-all",

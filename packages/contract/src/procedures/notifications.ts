@@ -18,7 +18,7 @@ export const notificationPorts = resource("notifications", {
   /** The caller's new notifications as they are created, until the signal aborts. */
   stream: { caller: true, output: notificationSchema, stream: true },
 });
-const { of: service, schemas } = notificationPorts;
+const { of: service, schemas, call } = notificationPorts;
 
 export const notificationsRouter = router({
   list: operation({
@@ -34,7 +34,7 @@ export const notificationsRouter = router({
     permission: "notification.read",
   })
     .concat(schemas.list)
-    .query(({ ctx, input }) => service(ctx).list(ctx.caller, input)),
+    .query(call("list")),
   markAllRead: operation({
     method: "PATCH",
     path: "/notifications/read-all",

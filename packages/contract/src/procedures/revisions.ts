@@ -23,7 +23,7 @@ export const revisionPorts = resource("revisions", {
   /** The new revision; the current one when the pack already had the revision's links, order and selection. */
   restore: { caller: true, modpack: true, input: revisionPathInput, output: revisionSchema },
 });
-const { of: service, schemas } = revisionPorts;
+const { of: service, schemas, call } = revisionPorts;
 
 export const revisionsRouter = router({
   list: operation({
@@ -39,7 +39,7 @@ export const revisionsRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.list)
-    .query(({ ctx, input }) => service(ctx).list(ctx.modpack, input)),
+    .query(call("list")),
   compare: operation({
     method: "GET",
     path: "/modpacks/{id}/revisions/compare",
@@ -54,7 +54,7 @@ export const revisionsRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.compare)
-    .query(({ ctx, input }) => service(ctx).compare(ctx.modpack, input)),
+    .query(call("compare")),
   get: operation({
     method: "GET",
     path: "/modpacks/{id}/revisions/{number}",
@@ -69,7 +69,7 @@ export const revisionsRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.get)
-    .query(({ ctx, input }) => service(ctx).get(ctx.modpack, input)),
+    .query(call("get")),
   restore: operation({
     method: "POST",
     path: "/modpacks/{id}/revisions/{number}/restore",

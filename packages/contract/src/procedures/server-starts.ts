@@ -7,7 +7,7 @@ const tags = ["Server starts"];
 export const serverStartPorts = resource("serverStarts", {
   list: { modpack: true, input: serverStartListInput, output: serverStartPageSchema },
 });
-const { of: service, schemas } = serverStartPorts;
+const { schemas, call } = serverStartPorts;
 
 export const serverStartsRouter = router({
   list: operation({
@@ -24,5 +24,5 @@ export const serverStartsRouter = router({
     cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.list)
-    .query(({ ctx, input }) => service(ctx).list(ctx.modpack, input)),
+    .query(call("list")),
 });

@@ -26,7 +26,7 @@ export const webhookPorts = resource("webhooks", {
   test: { modpack: true, input: webhookPathInput, output: testDeliverySchema },
   deliveries: { modpack: true, input: webhookPathInput, output: deliveryListSchema },
 });
-const { of: service, schemas } = webhookPorts;
+const { of: service, schemas, call } = webhookPorts;
 
 const targets =
   "A target whose name resolves to a loopback, private, link-local, carrier-grade NAT, multicast, reserved or unspecified address (IPv4 or IPv6, in any spelling) is refused with 422, and checked again at every delivery against the address actually connected to. `http` targets are refused (422) unless the server allows private targets (`WEBHOOK_ALLOW_PRIVATE_TARGETS`, for LAN installs and development).";
@@ -45,7 +45,7 @@ export const webhooksRouter = router({
     modpackAccess: "owner",
   })
     .concat(schemas.list)
-    .query(({ ctx }) => service(ctx).list(ctx.modpack)),
+    .query(call("list")),
   create: operation({
     method: "POST",
     path: "/modpacks/{id}/webhooks",
@@ -134,5 +134,5 @@ export const webhooksRouter = router({
     modpackAccess: "owner",
   })
     .concat(schemas.deliveries)
-    .query(({ ctx, input }) => service(ctx).deliveries(ctx.modpack, input)),
+    .query(call("deliveries")),
 });
