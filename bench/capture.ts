@@ -64,11 +64,18 @@ function toSteps(recorded: Recorded[]): Steps {
 }
 
 export async function captureSql(db: Db, seeded: Seeded, words: Words, list: Endpoint[]): Promise<Capture> {
-  const executor = db.getExecutor();
-  const original = executor.executeQuery.bind(executor);
+  // The class of the executor the services' query builders execute through, so the copies
+  // `withoutPlugins()` makes for the fixed pages are recorded too (as the test suite's statementsOf).
+  type Executor = ReturnType<Db["getExecutor"]>;
+  const executor = Object.getPrototypeOf(db.getExecutor()) as Executor;
+  const ownBefore = Object.hasOwn(executor, "executeQuery");
+  const original = executor.executeQuery;
   let recorded: Recorded[] = [];
-  // The same instance the services' query builders execute through (as the test suite's statementsOf spies on).
-  executor.executeQuery = (async (compiled: CompiledQuery, options?: Parameters<typeof original>[1]) => {
+  executor.executeQuery = async function (
+    this: Executor,
+    compiled: CompiledQuery,
+    options?: Parameters<typeof original>[1],
+  ) {
     const start = performance.now();
     const statement = { sql: compiled.sql, parameters: [...compiled.parameters] };
     if (statement.parameters.some(isSentinel)) {
@@ -76,11 +83,11 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
       throw new SentinelStop();
     }
     try {
-      return await original(compiled, options);
+      return await original.call(this, compiled, options);
     } finally {
       recorded.push({ ...statement, start, end: performance.now() });
     }
-  }) as typeof executor.executeQuery;
+  } as typeof executor.executeQuery;
 
   const caller: Caller = {
     userId: seeded.benchUser.id,
@@ -142,7 +149,8 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
       capture[endpoint.id] = toSteps(recorded);
     }
   } finally {
-    executor.executeQuery = original;
+    if (ownBefore) executor.executeQuery = original;
+    else delete (executor as Partial<Executor>).executeQuery;
   }
   return capture;
 }

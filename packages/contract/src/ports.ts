@@ -68,12 +68,12 @@ export function resource<const Name extends string, const P extends Record<strin
       port: { resource: name, name: port, declaration },
     }),
   ]);
+  // Sound because the server's `Services`, passed as the context's services, is derived from this resource.
   const of = (ctx: { services: ServiceRegistry }) => ctx.services[name] as Implementation<P>;
   return {
     name,
     ports,
     /** The implementation in a procedure's context: the server's `Services` is built from these resources. */
-    // Sound because the server's `Services`, passed as the context's services, is derived from this resource.
     of,
     /**
      * Each port's procedure input and output parsers, for the procedure's `.concat()`; they name
@@ -86,9 +86,9 @@ export function resource<const Name extends string, const P extends Record<strin
      * so its REST route may call the port itself (`portArguments`).
      */
     call:
-      <Name extends keyof P & string>(port: Name) =>
+      <Key extends keyof P & string>(port: Key) =>
       ({ ctx, input }: { ctx: PortContext; input: unknown }) =>
-        (of(ctx)[port] as unknown as (...args: unknown[]) => ReturnType<Port<P[Name]>>)(
+        (of(ctx)[port] as unknown as (...args: unknown[]) => ReturnType<Port<P[Key]>>)(
           ...portArguments(ports[port]!, ctx.caller, ctx.modpack, input),
         ),
   };

@@ -71,7 +71,8 @@ export function packModsPage(
     ? `and ${afterSql("l", { column, type }, order, parameter(position.value), parameter(position.id))}`
     : "";
   const sorted = (sort: string, id: string) => orderSql(sort, id, order);
-  const text = `select ${modColumnsSql("m")}, page.added_at, page.sort_value, page.cursor_id, page.exact_count
+  const text = `select ${modColumnsSql("m")}, page.added_at as "addedAt", page.sort_value as "sortValue",
+    page.cursor_id as "cursorId", page.exact_count as "exactCount"
   from (
     select l.mod_id, ${isoTime("l.added_at")} as added_at, ${sortValueSql(`l.${column}`, type)} as sort_value,
       l.id as cursor_id, l.${column} as page_sort,

@@ -60,12 +60,16 @@ export function toModpackSummary(
 
 type ModpackSort = "createdAt" | "updatedAt" | "name";
 
-/** A summary's columns of the row `row`, its times formatted (`isoTime`), and its cursor's keys. */
+/**
+ * A summary's columns of the row `row` under the names the answer reads (a fixed page is read without
+ * the CamelCasePlugin), its times formatted (`isoTime`), and its cursor's keys.
+ */
 const summarySql = (row: string, column: string, type: SortType) =>
-  `${row}.id, ${row}.name, ${row}.description, ${row}.avatar_url, ${row}.platform_url, ${row}.owner_id,
-  ${row}.is_public, ${row}.is_verified, ${row}.is_active,
-  ${isoTime(`${row}.created_at`)} as created_at, ${isoTime(`${row}.updated_at`)} as updated_at,
-  ${sortValueSql(`${row}.${column}`, type)} as sort_value, ${row}.id as cursor_id`;
+  `${row}.id, ${row}.name, ${row}.description, ${row}.avatar_url as "avatarUrl", ${row}.platform_url as "platformUrl",
+  ${row}.owner_id as "ownerId", ${row}.is_public as "isPublic", ${row}.is_verified as "isVerified",
+  ${row}.is_active as "isActive", ${isoTime(`${row}.created_at`)} as "createdAt",
+  ${isoTime(`${row}.updated_at`)} as "updatedAt", ${sortValueSql(`${row}.${column}`, type)} as "sortValue",
+  ${row}.id as "cursorId"`;
 
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s

@@ -264,13 +264,17 @@ const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${lette
 const MOD_TIMES = new Set(["time_updated", "created_at", "updated_at"]);
 
 /**
- * `modColumns` of the mod row named `row`, as the text of a fixed statement, its times formatted
- * (`isoTime`).
+ * `modColumns` of the mod row named `row`, as the text of a fixed statement: each under the name the
+ * answer reads (`workshopId`), since a fixed page is read without the CamelCasePlugin (`listPage`),
+ * its times formatted (`isoTime`).
  */
 export const modColumnsSql = (row: string) =>
   modColumns
-    .map((name) => snakeCase(name.slice("mods.".length)))
-    .map((column) => (MOD_TIMES.has(column) ? `${isoTime(`${row}.${column}`)} as ${column}` : `${row}.${column}`))
+    .map((name) => name.slice("mods.".length))
+    .map((name) => {
+      const column = snakeCase(name);
+      return `${MOD_TIMES.has(column) ? isoTime(`${row}.${column}`) : `${row}.${column}`} as "${name}"`;
+    })
     .join(", ");
 
 /**
@@ -293,7 +297,7 @@ export function catalogueSearchPage(
       type,
       order,
       filter: (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
-      columns: `${modColumnsSql("t")}, ${sortValueSql(`t.${column}`, type)} as sort_value, t.id as cursor_id`,
+      columns: `${modColumnsSql("t")}, ${sortValueSql(`t.${column}`, type)} as "sortValue", t.id as "cursorId"`,
     },
     at,
   );
@@ -315,7 +319,7 @@ export function cataloguePage(
       where: "true",
       sort,
       order,
-      columns: `${modColumnsSql("mods")}, ${sortValueSql(`mods.${sort.column}`, sort.type)} as sort_value, mods.id as cursor_id`,
+      columns: `${modColumnsSql("mods")}, ${sortValueSql(`mods.${sort.column}`, sort.type)} as "sortValue", mods.id as "cursorId"`,
       statistics: "'mods'::regclass",
     },
     at,

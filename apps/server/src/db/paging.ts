@@ -90,9 +90,10 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * statement on every request costs the service more than Postgres takes to run it. It replaces
    * the statement `rows`, `columns` and `sortWalk` would build; those still count a page past the
    * end, and give the planner's estimate without `fixedEstimate`. Its rows carry what the built
-   * statement's would, in snake_case the plugin maps (`sort_value` to `sortValue`): the page's
-   * columns, `sortValue`, `cursorId`, and for `bounded` the `boundedCount` and `estimate`, for
-   * `exact` the `exactCount`, for a `matched` list's walk the `matchCount`.
+   * statement's would, each column named as the answer reads it (`"sortValue"`): it is read without
+   * the CamelCasePlugin, whose mapping of every key of every row a fixed statement has no need of.
+   * The page's columns, `sortValue`, `cursorId`, and for `bounded` the `boundedCount` and
+   * `estimate`, for `exact` the `exactCount`, for a `matched` list's walk the `matchCount`.
    */
   fixedPage?: (at: FixedPageAt) => CompiledQuery;
   /**
@@ -195,7 +196,7 @@ export function boundedStatement(
     where: string;
     sort: { column: string; type: SortType };
     order: "asc" | "desc";
-    /** The page's columns of `table`, `sort_value` and `cursor_id` among them. */
+    /** The page's columns of `table`, `sortValue` and `cursorId` among them. */
     columns: string;
     /** The relation whose statistics count the list's rows, as an oid expression. */
     statistics: string;
@@ -205,7 +206,7 @@ export function boundedStatement(
   const { table, where, sort, order } = list;
   const after = position ? `and ${afterSql(table, sort, order, "$3", "$4")}` : "";
   const text = `select ${list.columns},
-    (select count(*)::int from (select 1 from ${table} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matching) as bounded_count,
+    (select count(*)::int from (select 1 from ${table} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matching) as "boundedCount",
     (select reltuples from pg_class where oid = ${list.statistics}) as estimate
   from ${table} where ${where} ${after}
   ${orderSql(`${table}.${sort.column}`, `${table}.id`, order)} limit $1 offset $2`;
@@ -232,7 +233,7 @@ export function walkStatement(
     type: SortType;
     order: "asc" | "desc";
     filter: (row: string, firstParameter: number) => { text: string; values: unknown[] };
-    /** The page's columns of its row `t`, `sort_value` and `cursor_id` among them. */
+    /** The page's columns of its row `t`, `sortValue` and `cursorId` among them. */
     columns: string;
   },
   { position, rows, offset, wanted, walk: walkRows }: FixedPageAt,
@@ -256,7 +257,7 @@ export function walkStatement(
       ) as match ${sorted("page_sort", "id")} limit $3
     ) as every_match where (select count(*) from along) < $3
   )
-  select ${walk.columns}, picked.match_count
+  select ${walk.columns}, picked.match_count as "matchCount"
   from picked cross join lateral (select * from ${table} where id = picked.id offset 0) as t
   ${sorted("picked.page_sort", "picked.id")} limit $1 offset $2`;
   const cursor = position ? [position.value, position.id] : [];
@@ -430,9 +431,9 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   /** The page by the list's own fixed statement (`fixedPage`). */
   async function readFixed(fixedPage: (at: FixedPageAt) => CompiledQuery): Promise<(Row & PageKeys)[]> {
     const wanted = offset + limit + 1;
-    const { rows } = await db.executeQuery(
-      fixedPage({ position, rows: limit + 1, offset, wanted, walk: walkLength(wanted) }),
-    );
+    const { rows } = await db
+      .withoutPlugins()
+      .executeQuery(fixedPage({ position, rows: limit + 1, offset, wanted, walk: walkLength(wanted) }));
     return rows as (Row & PageKeys)[];
   }
 
