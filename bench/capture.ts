@@ -71,23 +71,6 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
   const ownBefore = Object.hasOwn(executor, "executeQuery");
   const original = executor.executeQuery;
   let recorded: Recorded[] = [];
-  executor.executeQuery = async function (
-    this: Executor,
-    compiled: CompiledQuery,
-    options?: Parameters<typeof original>[1],
-  ) {
-    const start = performance.now();
-    const statement = { sql: compiled.sql, parameters: [...compiled.parameters] };
-    if (statement.parameters.some(isSentinel)) {
-      recorded.push({ ...statement, start, end: performance.now() });
-      throw new SentinelStop();
-    }
-    try {
-      return await original.call(this, compiled, options);
-    } finally {
-      recorded.push({ ...statement, start, end: performance.now() });
-    }
-  } as typeof executor.executeQuery;
 
   const caller: Caller = {
     userId: seeded.benchUser.id,
@@ -135,6 +118,23 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
   };
 
   const capture = {} as Capture;
+  executor.executeQuery = async function (
+    this: Executor,
+    compiled: CompiledQuery,
+    options?: Parameters<typeof original>[1],
+  ) {
+    const start = performance.now();
+    const statement = { sql: compiled.sql, parameters: [...compiled.parameters] };
+    if (statement.parameters.some(isSentinel)) {
+      recorded.push({ ...statement, start, end: performance.now() });
+      throw new SentinelStop();
+    }
+    try {
+      return await original.call(this, compiled, options);
+    } finally {
+      recorded.push({ ...statement, start, end: performance.now() });
+    }
+  } as typeof executor.executeQuery;
   try {
     for (const endpoint of list) {
       // Run twice and keep the second: the first may warm caches (none today, but cheap insurance).

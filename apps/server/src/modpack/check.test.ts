@@ -1,3 +1,4 @@
+import { checkFindingSchema, type GameVersion } from "@modpack/contract";
 import { describe, expect, it } from "vitest";
 import { buildsOfTags, checkModpack, headerLines } from "./check.js";
 import { applyConfiguration, distinctIds, idLookup, type PackMod } from "./pack-mods.js";
@@ -121,5 +122,39 @@ describe("headerLines", () => {
       expect.stringMatching(/^ERROR \(unavailable\): "Mod 2" \(workshop 2\) was removed/),
       expect.stringMatching(/^WARNING \(wrong-build\): "Mod 1" \(workshop 1\) is tagged for Build 42/),
     ]);
+  });
+});
+
+describe("a finding's message stays within the contract's 2,000 characters", () => {
+  // The longest a catalogue row allows: 255-character names and titles, 1,000-character in-game ids.
+  const longName = (n: number) => `${"Very long name ".repeat(17).slice(0, 250)} ${n}`.slice(0, 255);
+  const sharedId = "S".repeat(1000);
+  const packOf = (size: number) =>
+    Array.from({ length: size }, (_, index) =>
+      mod(String(index + 1), {
+        name: longName(index + 1),
+        platformModIds: [sharedId],
+        // Each requires the next, the last the first: one cycle through every mod, and one missing item.
+        requiredWorkshopIds: [String(((index + 1) % size) + 1), "9999"],
+        tags: ["Build 43"],
+        available: index !== 0,
+      }),
+    );
+  const knownTitles = new Map([["9999", "T".repeat(255)]]);
+  const cases: [number, GameVersion][] = [
+    [2, "42x"],
+    [3, "41x"],
+    [8, "42x"],
+    [60, "42x"],
+  ];
+  it.each(cases)("%i mods sharing an id and a cycle, on %s", (size, version) => {
+    const result = checkModpack({ version, effective: applyConfiguration(packOf(size), undefined), knownTitles });
+    expect(new Set(result.findings.map((finding) => finding.code))).toEqual(
+      new Set(["id-clash", "requirement-cycle", "missing-requirement", "unavailable", "wrong-build"]),
+    );
+    for (const finding of result.findings) expect(checkFindingSchema.safeParse(finding).error).toBeUndefined();
+    const clash = result.findings.find((finding) => finding.code === "id-clash")!;
+    expect(1 + (clash.relatedModIds?.length ?? 0)).toBe(size);
+    expect(clash.message).toContain(size > 2 ? `and ${size - 2} more mod` : " and ");
   });
 });

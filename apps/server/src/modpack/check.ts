@@ -36,6 +36,20 @@ function listOf(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
+/** Mods a message names the first two of (their names run to 255 characters), counting the rest. */
+const NAMED_MODS = 2;
+
+/**
+ * The mods a finding is about, in words: the first two by name, then how many more, so a message
+ * stays within the 2,000 characters the contract gives it however many mods share an id or a cycle
+ * (`relatedModIds` lists them all).
+ */
+function modsNamed(mods: PackMod[]): string {
+  if (mods.length <= NAMED_MODS) return listOf(mods.map(label));
+  const more = mods.length - NAMED_MODS;
+  return `${mods.slice(0, NAMED_MODS).map(label).join(", ")} and ${more} more mod${more === 1 ? "" : "s"}`;
+}
+
 /**
  * Strongly connected components (Tarjan): `groups` each as indexes in ascending order, and the
  * group of each index.
@@ -192,7 +206,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     add(firstHolder, {
       code: "id-clash",
       severity: "error",
-      message: `The in-game id "${platformModId}" is selected in ${listOf(holders.map((position) => label(mods[position]!)))}; the game loads only one mod per id. Deselect it in all but one of them.${version === "42x" ? " Naming the workshop item too (`idForm=workshop`) does not tell them apart: the server removes every `\\` from `Mods=` before it reads the ids." : ""}`,
+      message: `The in-game id "${platformModId}" is selected in ${modsNamed(holders.map((position) => mods[position]!))}; the game loads only one mod per id. Deselect it in all but one of them.${version === "42x" ? " Naming the workshop item too (`idForm=workshop`) does not tell them apart: the server removes every `\\` from `Mods=` before it reads the ids." : ""}`,
       ...about(later),
       platformModId,
       relatedModIds: holders.filter((position) => position !== others[0]).map((position) => mods[position]!.id),
@@ -206,7 +220,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
     add(group[0]!, {
       code: "requirement-cycle",
       severity: "warning",
-      message: `${listOf(group.map((position) => label(mods[position]!)))} require each other, so no load order puts every requirement first; they keep their saved order.`,
+      message: `${modsNamed(group.map((position) => mods[position]!))} require each other, so no load order puts every requirement first; they keep their saved order.`,
       relatedModIds: group.map((position) => mods[position]!.id),
     });
   });
