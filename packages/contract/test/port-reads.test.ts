@@ -2,7 +2,7 @@
  * A query that takes a port's schemas is that port's call: its REST route calls the port itself
  * (`portArguments`), without tRPC's caller. Here every such query goes through tRPC's caller with
  * services that record their calls, and must have called its port once, with the arguments
- * `portArguments` gives, and answered what the port answered.
+ * `portArguments` gives, its answer going on to the procedure's output check.
  */
 import { describe, expect, it } from "vitest";
 import type { Caller, ModpackAccess } from "../src/access.js";

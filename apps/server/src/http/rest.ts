@@ -141,6 +141,8 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
     const limit = deps.rateLimits.route(meta.rateLimit ?? "general");
     const path = operation.name.split(".");
     const port = operation.type === "query" ? meta.port : undefined;
+    // Who may call is the operation's, the same for every request: decided from its meta once.
+    const admission = procedureAdmission(meta, operation.type, meta.openapi.protect === true);
     app.route({
       method: meta.openapi.method,
       url: fastifyPath(meta.openapi.path),
@@ -148,10 +150,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
       handler: async (request, reply) => {
         try {
           const input = inputOf(request, operation);
-          const caller = admit(
-            await deps.authenticate(request, reply),
-            procedureAdmission(meta, operation.type, meta.openapi?.protect === true),
-          );
+          const caller = admit(await deps.authenticate(request, reply), admission);
           const rule = meta.cache;
           const revalidates = request.method === "GET" && rule !== undefined && !!request.headers["if-none-match"];
           // A revalidation is most often a 304: its rule's statement reads the modpack's row alone, and
