@@ -4,8 +4,9 @@
  * writes stay unnamed. One pooled connection, so every statement lands on the one looked at.
  */
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isFixedRead } from "../src/db/database.js";
+import { isFixedRead, withPreparedReads } from "../src/db/database.js";
 import { createModpack } from "./support/modpacks.js";
 import { startTestService, type TestService } from "./support/service.js";
 import { type SignedIn, signIn } from "./support/users.js";
@@ -66,4 +67,42 @@ describe.skipIf(!onPostgres)("named reads on Postgres", () => {
     expect(statements.filter((text) => !text.startsWith("select "))).toEqual([]);
     expect(new Set(statements).size).toBe(statements.length);
   });
+});
+
+describe.skipIf(!onPostgres)("the pool Kysely reads through", () => {
+  let pool: pg.Pool;
+  // One per pool, as the service has: the statement names are the pool's.
+  let reads: ReturnType<typeof withPreparedReads>;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+    reads = withPreparedReads(pool);
+  });
+  afterAll(() => pool?.end());
+
+  it("hands out one connection per pooled client, which Kysely keeps its own state on", async () => {
+    const first = await reads.connect();
+    first.release();
+    const second = await reads.connect();
+    second.release();
+    expect(second).toBe(first);
+  });
+
+  it.each([
+    ["a fixed read", "select $1::int as answer", [41], ["not a number"], 41],
+    ["an unnamed statement", "select $1::int + 1 as answer where 'a' like $2", [41, "a"], ["not a number", "a"], 42],
+  ])(
+    "answers %s, and refuses a failing one with Postgres's error, leaving the connection usable",
+    async (_what, text, values, bad, answer) => {
+      const connection = await reads.connect();
+      try {
+        const { rows } = await connection.query(text, values);
+        expect(rows).toEqual([{ answer }]);
+        await expect(connection.query(text, bad)).rejects.toMatchObject({ code: "22P02" });
+        await expect(connection.query("select 1 / $1::int as answer", [0])).rejects.toMatchObject({ code: "22012" });
+        expect((await connection.query(text, values)).rows).toEqual([{ answer }]);
+      } finally {
+        connection.release();
+      }
+    },
+  );
 });

@@ -76,7 +76,7 @@ export const isFixedRead = (text: string, values: readonly unknown[]) =>
  * any length) stay unnamed. A text is named when it is first sent: the fixed reads are as many as
  * the code writes, so the names stay few, and a call looks its name up instead of hashing its text.
  */
-function withPreparedReads(pool: pg.Pool): PostgresPool {
+export function withPreparedReads(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
     let name = names.get(text);
@@ -86,15 +86,38 @@ function withPreparedReads(pool: pg.Pool): PostgresPool {
     }
     return name;
   };
+  // One wrapper per pooled client, for as long as the client lives: Kysely keeps its connection
+  // object per client it is handed, so a new wrapper per checkout would make a new connection (and
+  // an entry in Kysely's map) for every query.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const query = (text: string | PostgresCursor<unknown>, values: readonly unknown[] = []) => {
+      // A cursor (Kysely's streams) is handed back as pg returns it.
+      if (typeof text !== "string") return client.query(text as never);
+      const config = isFixedRead(text, values)
+        ? { name: nameOf(text), text, values: [...values] }
+        : { text, values: [...values] };
+      // pg's callback form: through its promise form every result outlived the young generation's
+      // collections, so the rows of each page were copied into the old generation and freed only by
+      // full collections; through the callback they die young, as the baseline's do.
+      return new Promise<pg.QueryResult>((resolve, reject) => {
+        client.query(config, (error: Error | undefined, result: pg.QueryResult) =>
+          error ? reject(error) : resolve(result),
+        );
+      });
+    };
+    return { query: query as unknown as PostgresPoolClient["query"], release: (destroy) => client.release(destroy) };
+  };
   return {
     options: pool.options,
     async connect() {
       const client = await pool.connect();
-      const query = (text: string | PostgresCursor<unknown>, values: readonly unknown[] = []) =>
-        typeof text === "string" && isFixedRead(text, values)
-          ? client.query({ name: nameOf(text), text, values: [...values] })
-          : client.query(text as never, [...values]);
-      return { query: query as unknown as PostgresPoolClient["query"], release: (destroy) => client.release(destroy) };
+      let wrapper = wrappers.get(client);
+      if (wrapper === undefined) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
     },
     end: () => pool.end(),
   };
