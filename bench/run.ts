@@ -59,6 +59,9 @@ import {
 class SeedOnly extends Error {}
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+/** The lists' p99 at 16 connections, and how far above the baseline's own it may be where that is above it. */
+const P99_BOUND_MS = 25;
+const P99_OVER_BASELINE = 1.25;
 const startRuns = Number(process.env.BENCH_START_RUNS ?? 5);
 const freshCloneRuns = Number(process.env.BENCH_FRESH_CLONE_RUNS ?? startRuns);
 
@@ -502,14 +505,33 @@ try {
         detail: `${(100 * row.ratio).toFixed(0)} %`,
       });
     }
+    if (row.endpoint === "modpackCheck" && row.connections === 16 && row.ratio !== undefined) {
+      targets.push({
+        target: "check ≥ 70 % of baseline at 16 connections",
+        pass: row.ratio >= 0.7,
+        detail: `${(100 * row.ratio).toFixed(0)} %`,
+      });
+    }
+    if (endpoint?.read && row.connections === 16 && row.baseline) {
+      const cpuRatio = row.service.cpuMsPerRequest / row.baseline.cpuMsPerRequest;
+      targets.push({
+        target: `reads ≤ 1.5 × the baseline's CPU per request at 16 connections: ${row.endpoint}`,
+        pass: cpuRatio <= 1.5,
+        detail: `${cpuRatio.toFixed(2)} ×: ${row.service.cpuMsPerRequest.toFixed(3)} / ${row.baseline.cpuMsPerRequest.toFixed(3)} ms`,
+      });
+    }
   }
   for (const row of rows) {
     const endpoint = list.find((item) => item.id === row.endpoint);
     if (endpoint?.list && row.connections === 16) {
+      // The bound is 25 ms, or the bare baseline's own p99 in the same run with a quarter on top
+      // where the machine does not let even the baseline make 25 ms (see README).
+      const baseP99 = row.baseline?.p99;
+      const bound = Math.max(P99_BOUND_MS, baseP99 === undefined ? 0 : P99_OVER_BASELINE * baseP99);
       targets.push({
-        target: `p99 ≤ 25 ms at 16 connections: ${row.endpoint}`,
-        pass: row.service.p99 <= 25,
-        detail: `${row.service.p99.toFixed(1)} ms`,
+        target: `p99 ≤ 25 ms (or ≤ 1.25 × the baseline's) at 16 connections: ${row.endpoint}`,
+        pass: row.service.p99 <= bound,
+        detail: `${row.service.p99.toFixed(1)} ms${baseP99 === undefined ? "" : `, baseline ${baseP99.toFixed(1)} ms`}`,
       });
     }
   }
