@@ -16,9 +16,9 @@ export interface Endpoint {
   path: string;
   /** Sends the bench user's session cookie. */
   signedIn: boolean;
-  /** A read: the "≥ 80 % of baseline" target applies. */
+  /** A read: the "≥ 80 % of baseline" and "≤ 1.5 × the baseline's CPU per request" targets apply. */
   read: boolean;
-  /** A list endpoint: the "p99 ≤ 25 ms at 16 connections" target applies. */
+  /** A list endpoint: the p99 target at 16 connections applies (25 ms, or relative to the baseline's; see README). */
   list: boolean;
   /** A varying JSON body, for writes. */
   body?: (n: number) => Record<string, unknown>;
