@@ -29,30 +29,46 @@ function parametersFor(statement: Statement, body: Record<string, unknown> | und
   );
 }
 
-/** Runs the steps in order, each step's statements concurrently; answers the last step's rows. */
-async function replay(steps: Steps, body?: Record<string, unknown>): Promise<unknown> {
-  let last: unknown[] = [];
+/** Runs the steps in order, each step's statements concurrently; the rows of each statement, in order. */
+async function replay(steps: Steps, body?: Record<string, unknown>): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
   for (const step of steps) {
     const results = await Promise.all(
       step.map((statement) => pool.query({ text: statement.sql, values: parametersFor(statement, body) })),
     );
-    last = results.map((result) => result.rows);
+    rows.push(...results.map((result) => result.rows));
   }
-  return last.length === 1 ? last[0] : last;
+  return rows;
 }
 
+/**
+ * A read answers every row its statements read, as the service answers its page: a search's page
+ * is its first statement, its estimate the second, so answering one statement's rows alone would
+ * leave the baseline without the page to serialise and send.
+ */
+const answer = async (steps: Steps) => {
+  const rows = await replay(steps);
+  return rows.length === 1 ? rows[0] : rows;
+};
+
+/** The check answers its last step's rows: the service answers a report built from them, not the rows. */
+const lastStep = async (steps: Steps) => {
+  const rows = await replay(steps);
+  const last = rows.slice(-(steps.at(-1)?.length ?? 1));
+  return last.length === 1 ? last[0] : last;
+};
+
 const app = Fastify({ logger: false });
-app.get<{ Querystring: { search?: string } }>("/modpacks/public", async (request) => {
-  const rows = await replay(request.query.search ? capture.publicSearch : capture.publicList);
-  return { data: rows };
-});
-app.get("/modpacks/:id", async () => replay(capture.modpackGet));
-app.get("/modpacks/:id/mods", async () => ({ data: await replay(capture.modpackMods) }));
-app.get("/modpacks/:id/check", async () => ({ data: await replay(capture.modpackCheck) }));
-app.get("/mods", async () => ({ data: await replay(capture.modsSearch) }));
+app.get<{ Querystring: { search?: string } }>("/modpacks/public", async (request) => ({
+  data: await answer(request.query.search ? capture.publicSearch : capture.publicList),
+}));
+app.get("/modpacks/:id", async () => answer(capture.modpackGet));
+app.get("/modpacks/:id/mods", async () => ({ data: await answer(capture.modpackMods) }));
+app.get("/modpacks/:id/check", async () => ({ data: await lastStep(capture.modpackCheck) }));
+app.get("/mods", async () => ({ data: await answer(capture.modsSearch) }));
 app.post<{ Body: Record<string, unknown> }>("/modpacks", async (request, reply) => {
-  const rows = (await replay(capture.modpackCreate, request.body)) as unknown[];
-  return reply.code(201).send(rows[0]);
+  const [rows] = await replay(capture.modpackCreate, request.body);
+  return reply.code(201).send(rows?.[0]);
 });
 
 await app.listen({ port: 0, host: "127.0.0.1" });

@@ -253,8 +253,9 @@ try {
   const cookie = `${SESSION_COOKIE}=${seeded.benchUser.sessionToken}`;
   const headersFor = (endpoint: Endpoint): Record<string, string> => (endpoint.signedIn ? { cookie } : {});
 
-  // Each endpoint answers 2xx on both servers before any load.
+  // Each endpoint answers 2xx on both servers before any load; each answer's size, side by side.
   for (const endpoint of list) {
+    const sizes: string[] = [];
     for (const [name, target] of [
       ["service", service],
       ["baseline", baseline],
@@ -271,8 +272,9 @@ try {
       const text = await response.text();
       if (response.status >= 300)
         throw new Error(`${name} ${endpoint.method} ${endpoint.path}: ${response.status} ${text}`);
-      if (name === "service") log(`  ${endpoint.id}: ${response.status}, ${text.length} bytes`);
+      sizes.push(`${name} ${response.status}, ${Buffer.byteLength(text)} bytes`);
     }
+    log(`  ${endpoint.id}: ${sizes.join("; ")}`);
   }
 
   // 5. Load: per endpoint, the service then the baseline, at each connection level.

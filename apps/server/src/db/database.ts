@@ -67,7 +67,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
  * few values (an `in` list of any length would be a statement per length).
  */
 export const isFixedRead = (text: string, values: readonly unknown[]) =>
-  values.length <= 16 && text.startsWith("select ") && !/ i?like | && | @> /.test(text);
+  values.length <= FIXED_READ_VALUES && text.startsWith("select ") && !/ i?like | && | @> /.test(text);
+
+const FIXED_READ_VALUES = 16;
 
 /**
  * The pool Kysely reads through: reads of a fixed shape run as named prepared statements (pg's
@@ -77,11 +79,16 @@ export const isFixedRead = (text: string, values: readonly unknown[]) =>
  * the code writes, so the names stay few, and a call looks its name up instead of hashing its text.
  */
 export function withPreparedReads(pool: pg.Pool): PostgresPool {
-  const names = new Map<string, string>();
-  const nameOf = (text: string) => {
+  // Each select the code sends with few values, and its name (null: sent unnamed): a text is judged
+  // once, and then looked up, where judging it reads the whole text.
+  const names = new Map<string, string | null>();
+  let named = 0;
+  const nameOf = (text: string, values: readonly unknown[]) => {
+    // A write, or an `in` list of many values (as many texts as its lengths): never kept.
+    if (values.length > FIXED_READ_VALUES || !text.startsWith("select ")) return null;
     let name = names.get(text);
     if (name === undefined) {
-      name = `read_${names.size + 1}`;
+      name = isFixedRead(text, values) ? `read_${++named}` : null;
       names.set(text, name);
     }
     return name;
@@ -94,9 +101,8 @@ export function withPreparedReads(pool: pg.Pool): PostgresPool {
     const query = (text: string | PostgresCursor<unknown>, values: readonly unknown[] = []) => {
       // A cursor (Kysely's streams) is handed back as pg returns it.
       if (typeof text !== "string") return client.query(text as never);
-      const config = isFixedRead(text, values)
-        ? { name: nameOf(text), text, values: [...values] }
-        : { text, values: [...values] };
+      const name = nameOf(text, values);
+      const config = name === null ? { text, values: [...values] } : { name, text, values: [...values] };
       // pg's callback form: through its promise form every result outlived the young generation's
       // collections, so the rows of each page were copied into the old generation and freed only by
       // full collections; through the callback they die young, as the baseline's do.
