@@ -241,11 +241,11 @@ export function walkStatement(
   const { table, column, order } = walk;
   const sorted = (sort: string, id: string) => orderSql(sort, id, order);
   const after = position ? `and ${afterSql("r", walk, order, "$5", "$6")}` : "";
-  const filter = (row: string) => walk.filter(row, position ? 7 : 5);
+  const filter = walk.filter("r", position ? 7 : 5);
   const text = `with along as materialized (
     select r.id, r.${column} as page_sort from (
       select r.* from ${table} as r where ${walk.where("r")} ${after} ${sorted(`r.${column}`, "r.id")} limit $4
-    ) as r where ${filter("r").text}
+    ) as r where ${filter.text}
     ${sorted(`r.${column}`, "r.id")} limit $3
   ), picked as (
     select id, page_sort, null::bigint as match_count from along where (select count(*) from along) = $3
@@ -253,7 +253,7 @@ export function walkStatement(
     select * from (
       select id, page_sort, count(*) over () as match_count from (
         select r.id, r.${column} as page_sort from ${table} as r
-        where ${walk.where("r")} ${after} and ${filter("r").text} offset 0
+        where ${walk.where("r")} ${after} and ${filter.text} offset 0
       ) as match ${sorted("page_sort", "id")} limit $3
     ) as every_match where (select count(*) from along) < $3
   )
@@ -261,7 +261,7 @@ export function walkStatement(
   from picked cross join lateral (select * from ${table} where id = picked.id offset 0) as t
   ${sorted("picked.page_sort", "picked.id")} limit $1 offset $2`;
   const cursor = position ? [position.value, position.id] : [];
-  return CompiledQuery.raw(text, [rows, offset, wanted, walkRows, ...cursor, ...filter("r").values]);
+  return CompiledQuery.raw(text, [rows, offset, wanted, walkRows, ...cursor, ...filter.values]);
 }
 
 /** The text of a row's sort value (`sortValue` of a page statement): a timestamp in UTC to the microsecond. */
@@ -333,12 +333,14 @@ export async function listPage<Q extends AnySelect, Row, Item>(
   // `(column, id) > (value, id)` ascending, `<` descending; the value cast back to the column's type.
   const after = (sortColumn: string, idColumn: string) =>
     sql<SqlBool>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) ${sql.raw(order === "asc" ? ">" : "<")} (${position?.value}::${sql.raw(type)}, ${position?.id}::uuid)`;
-  // The sort value as text for the next cursor; a timestamp in UTC with its microseconds.
-  const sortValue =
+  // The sort value as text for the next cursor; a timestamp in UTC with its microseconds. Built only
+  // by a page that builds its statement (a fixed page writes its own).
+  const sortValue = () =>
     type === "text"
       ? sql<string>`${sql.ref(column)}::text`
       : sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', ${sql.lit(SORT_TIME_FORMAT)})`;
-  const keyed = (rows: Q) => spec.columns(rows).select([sortValue.as("sortValue"), sql.ref<string>(id).as("cursorId")]);
+  const keyed = (rows: Q) =>
+    spec.columns(rows).select([sortValue().as("sortValue"), sql.ref<string>(id).as("cursorId")]);
   /** The page cut from `cut` (rows with `pageSort` and `cursorId`), its rows completed. */
   const completed = (cut: AnySelect): Promise<(Row & PageKeys)[]> => {
     const pageRows = spec.completePage
