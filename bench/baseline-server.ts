@@ -42,21 +42,19 @@ async function replay(steps: Steps, body?: Record<string, unknown>): Promise<unk
 }
 
 /**
- * A read answers every row its statements read, as the service answers its page: a search's page
- * is its first statement, its estimate the second, so answering one statement's rows alone would
- * leave the baseline without the page to serialise and send.
+ * What a read answers: the rows of its last statement that is not the planner's estimate, which is
+ * what the service's answer is made of. A search's page is its first statement and the estimate
+ * (`explain`) its second, read by the service for one number; a modpack's mods read the modpack's
+ * rule first, then the page; the check's last statement is its last step's.
  */
-const answer = async (steps: Steps) => {
+async function answer(steps: Steps): Promise<unknown> {
   const rows = await replay(steps);
-  return rows.length === 1 ? rows[0] : rows;
-};
-
-/** The check answers its last step's rows: the service answers a report built from them, not the rows. */
-const lastStep = async (steps: Steps) => {
-  const rows = await replay(steps);
-  const last = rows.slice(-(steps.at(-1)?.length ?? 1));
-  return last.length === 1 ? last[0] : last;
-};
+  const statements = steps.flat();
+  for (let index = statements.length - 1; index >= 0; index--) {
+    if (!statements[index]?.sql.startsWith("explain")) return rows[index];
+  }
+  return [];
+}
 
 const app = Fastify({ logger: false });
 app.get<{ Querystring: { search?: string } }>("/modpacks/public", async (request) => ({
@@ -64,7 +62,7 @@ app.get<{ Querystring: { search?: string } }>("/modpacks/public", async (request
 }));
 app.get("/modpacks/:id", async () => answer(capture.modpackGet));
 app.get("/modpacks/:id/mods", async () => ({ data: await answer(capture.modpackMods) }));
-app.get("/modpacks/:id/check", async () => ({ data: await lastStep(capture.modpackCheck) }));
+app.get("/modpacks/:id/check", async () => ({ data: await answer(capture.modpackCheck) }));
 app.get("/mods", async () => ({ data: await answer(capture.modsSearch) }));
 app.post<{ Body: Record<string, unknown> }>("/modpacks", async (request, reply) => {
   const [rows] = await replay(capture.modpackCreate, request.body);

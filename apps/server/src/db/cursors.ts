@@ -14,8 +14,8 @@ export const SORT_TIME_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
 
 /**
  * A short digest of a value: what a cursor checks its fields and its list's filters with. Node's
- * one-shot `hash` (the same SHA-256, so cursors made before still read) builds no hash object: every
- * page takes two of these.
+ * one-shot `hash` (the same SHA-256, so cursors made before still read) builds no hash object: a
+ * page takes one or two of these, three when it is read at a cursor.
  */
 export const digest = (value: unknown) => hash("sha256", JSON.stringify(value), "base64url").slice(0, 16);
 

@@ -61,6 +61,9 @@ const embeddedStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers
 // Bigint counts as numbers, as PGlite reads them (counts never exceed 2^53 here).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 
+/** The most values a fixed read has. */
+const FIXED_READ_VALUES = 16;
+
 /**
  * A read of one fixed shape whose best plan does not depend on its values: no text search or array
  * filter (how many rows a word or a tag matches varies from a few to a third of the catalogue), and
@@ -68,8 +71,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value,
  */
 export const isFixedRead = (text: string, values: readonly unknown[]) =>
   values.length <= FIXED_READ_VALUES && text.startsWith("select ") && !/ i?like | && | @> /.test(text);
-
-const FIXED_READ_VALUES = 16;
 
 /**
  * The pool Kysely reads through: reads of a fixed shape run as named prepared statements (pg's
@@ -84,7 +85,8 @@ export function withPreparedReads(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string | null>();
   let named = 0;
   const nameOf = (text: string, values: readonly unknown[]) => {
-    // A write, or an `in` list of many values (as many texts as its lengths): never kept.
+    // Not a select (a write, a walk's `with`, an `explain`), or an `in` list of many values (as many
+    // texts as its lengths): never kept.
     if (values.length > FIXED_READ_VALUES || !text.startsWith("select ")) return null;
     let name = names.get(text);
     if (name === undefined) {

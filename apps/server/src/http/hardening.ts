@@ -46,8 +46,10 @@ export function serverOptions(logger: FastifyBaseLogger): FastifyServerOptions {
 export async function harden(app: FastifyInstance, config: Config, authenticate: Authenticate): Promise<RateLimits> {
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.originsAllowed]);
 
-  // Every request passes these hooks: each takes Fastify's `done` callback rather than being an
-  // async function, which would cost a promise and a turn of the microtask queue per hook and request.
+  // Every request passes the hooks below that decide at once: each takes Fastify's `done` callback
+  // rather than being an async function, which would cost a promise and a turn of the microtask queue
+  // per hook and request. The unread body's drain (`drainUnreadBodies`) waits, and stays async, so
+  // that Fastify's hook runner catches what fails after it.
 
   // The request id is echoed on every reply, refusals included.
   app.addHook("onRequest", (request, reply, done) => {
@@ -143,26 +145,19 @@ export async function harden(app: FastifyInstance, config: Config, authenticate:
  * `Connection: close`, and Node closes the connection after it.
  */
 export function drainUnreadBodies(app: FastifyInstance, { timeoutMs = DRAIN_TIMEOUT_MS } = {}): void {
-  app.addHook("onSend", (request, reply, payload, done) => {
+  app.addHook("onSend", async (request, reply, payload) => {
     const incoming = request.raw;
     // `complete`: Node's parser has read the whole message; `readableEnded`: a reader has (an injected
-    // request, which has no socket, reports only this one). Nearly every answer goes out here at once.
-    if (incoming.complete || incoming.readableEnded || incoming.destroyed) {
-      done(null, payload);
-      return;
-    }
+    // request, which has no socket, reports only this one).
+    if (incoming.complete || incoming.readableEnded || incoming.destroyed) return payload;
     const limit = request.routeOptions.bodyLimit;
     const declared = request.headers["content-length"];
     const drained =
       declared === undefined
-        ? drain(incoming, limit, timeoutMs)
-        : Number(declared) <= 2 * limit
-          ? drain(incoming, 2 * limit, timeoutMs)
-          : Promise.resolve(false);
-    void drained.then((ended) => {
-      if (!ended) reply.header("connection", "close");
-      done(null, payload);
-    });
+        ? await drain(incoming, limit, timeoutMs)
+        : Number(declared) <= 2 * limit && (await drain(incoming, 2 * limit, timeoutMs));
+    if (!drained) reply.header("connection", "close");
+    return payload;
   });
 }
 
