@@ -87,6 +87,24 @@ describe.skipIf(!onPostgres)("the pool Kysely reads through", () => {
     expect(second).toBe(first);
   });
 
+  it("names a fixed read once and sends a search's select unnamed every time", async () => {
+    const fixed = "select $1::int * 2 as doubled";
+    const search = "select $1::text as found where 'raven' like $1";
+    const connection = await reads.connect();
+    try {
+      for (let index = 0; index < 2; index++) {
+        expect((await connection.query(fixed, [21])).rows).toEqual([{ doubled: 42 }]);
+        expect((await connection.query(search, ["raven"])).rows).toEqual([{ found: "raven" }]);
+      }
+      const { rows } = await connection.query("select statement from pg_prepared_statements where from_sql = false");
+      const statements = (rows as { statement: string }[]).map((row) => row.statement);
+      expect(statements.filter((text) => text === fixed)).toHaveLength(1);
+      expect(statements).not.toContain(search);
+    } finally {
+      connection.release();
+    }
+  });
+
   it.each([
     ["a fixed read", "select $1::int as answer", [41], ["not a number"], 41],
     ["an unnamed statement", "select $1::int + 1 as answer where 'a' like $2", [41, "a"], ["not a number", "a"], 42],
