@@ -96,7 +96,10 @@ describe.skipIf(!onPostgres)("the pool Kysely reads through", () => {
         expect((await connection.query(fixed, [21])).rows).toEqual([{ doubled: 42 }]);
         expect((await connection.query(search, ["raven"])).rows).toEqual([{ found: "raven" }]);
       }
-      const { rows } = await connection.query("select statement from pg_prepared_statements where from_sql = false");
+      const { rows } = await connection.query(
+        "select statement from pg_prepared_statements where from_sql = false",
+        [],
+      );
       const statements = (rows as { statement: string }[]).map((row) => row.statement);
       expect(statements.filter((text) => text === fixed)).toHaveLength(1);
       expect(statements).not.toContain(search);
