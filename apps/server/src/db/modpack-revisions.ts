@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import type { ExportConfiguration } from "@modpack/contract";
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
-import { applyConfiguration, idLookup, toPackMod, writtenIdsOf } from "../modpack/pack-mods.js";
+import { applyConfiguration, idLookup, type ModSelection, toPackMod, writtenIdsOf } from "../modpack/pack-mods.js";
 import { byKey, type KeyedMod, planRevision, type RevisionMod } from "../modpack/revision-state.js";
 import type { Db } from "./database.js";
 import type { Database, RevisionReason } from "./schema.js";
@@ -61,18 +60,18 @@ export async function liveState(db: Db, modpackId: string): Promise<RevisionMod[
     rows.map(toPackMod),
     saved ? { modsOrder: saved.modsOrder, modConfig: saved.modConfig ?? {} } : undefined,
   );
-  return effective.mods.map((mod) => {
-    const config = effective.configuration.modConfig[mod.id];
-    const selected = config?.selectedPlatformModIds ?? mod.platformModIds;
+  return effective.mods.map((mod, position) => {
+    const selection = effective.selections[position]!;
+    const selected = selection.selectedPlatformModIds;
     const all = selected.length === mod.platformModIds.length && mod.platformModIds.every(idLookup(selected));
     return {
       id: mod.id,
       workshopId: mod.workshopId,
       name: mod.name,
       selected: all ? null : [...selected],
-      custom: [...(config?.customPlatformModIds ?? [])],
-      idsB41: writtenIds(mod, effective.configuration, "41x"),
-      idsB42: writtenIds(mod, effective.configuration, "42x"),
+      custom: [...selection.customPlatformModIds],
+      idsB41: writtenIds(mod, selection, "41x"),
+      idsB42: writtenIds(mod, selection, "42x"),
       mapFolders: mod.mapFolders,
       requiredWorkshopIds: mod.requiredWorkshopIds,
       timeUpdated: timeUpdated.get(mod.id) ?? null,
@@ -83,10 +82,10 @@ export async function liveState(db: Db, modpackId: string): Promise<RevisionMod[
 /** The ids one mod writes into a version's file: its selected ids of that version, then its custom ids. */
 function writtenIds(
   mod: Parameters<typeof writtenIdsOf>[0],
-  configuration: ExportConfiguration,
+  selection: ModSelection,
   version: "41x" | "42x",
 ): string[] {
-  const written = writtenIdsOf(mod, configuration, version);
+  const written = writtenIdsOf(mod, selection, version);
   const chosen = idLookup([...written.selected, ...written.custom]);
   return [...written.versionIds.filter(chosen), ...written.custom.filter((id) => !written.versionIds.includes(id))];
 }

@@ -147,7 +147,7 @@ export function checkModpack(input: CheckInput): ModpackCheck {
       });
     }
 
-    const written = writtenIdsOf(mod, effective.configuration, version);
+    const written = writtenIdsOf(mod, effective.selections[position]!, version);
     if (written.versionIds.length === 0 && written.custom.length === 0) {
       add(position, {
         code: "no-ids",

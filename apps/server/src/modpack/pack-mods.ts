@@ -35,6 +35,9 @@ export function toPackMod(row: PackModColumns): PackMod {
   };
 }
 
+/** No ids: the custom ids of a mod that has none. */
+const NO_IDS: readonly string[] = Object.freeze([]);
+
 export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfiguration["modConfig"] } | undefined;
 
 /** An active mod of a modpack, with what the server file and the modpack check read of it. */
@@ -47,10 +50,22 @@ export interface PackMod extends RenderMod {
   available: boolean;
 }
 
+/** What the configuration has one mod write: its selected in-game ids and its custom ones. */
+export interface ModSelection {
+  /** The mod's own list (the same array) when nothing was saved for it. */
+  selectedPlatformModIds: string[];
+  customPlatformModIds: readonly string[];
+}
+
 export interface EffectiveConfiguration {
-  configuration: ExportConfiguration;
   /** The modpack's active mods in the effective load order. */
   mods: PackMod[];
+  /**
+   * Each mod's selection, at the mod's position in `mods`: an array beside them rather than a record
+   * by mod id, since a record of a large modpack's ids makes every id, fresh from the database, a
+   * property name (which V8 interns) on every check and server file.
+   */
+  selections: ModSelection[];
 }
 
 /**
@@ -74,13 +89,12 @@ export function distinctIds(ids: readonly string[]): readonly string[] {
 }
 
 /** What one mod writes into a version's file: its selected ids for that version, then its custom ids. */
-export function writtenIdsOf(mod: PackMod, configuration: ExportConfiguration, version: GameVersion) {
-  const config = configuration.modConfig[mod.id];
+export function writtenIdsOf(mod: PackMod, selection: ModSelection, version: GameVersion) {
   const versionIds = idsForBuild(mod, version);
-  const selectedIds = config?.selectedPlatformModIds ?? mod.platformModIds;
+  const selectedIds = selection.selectedPlatformModIds;
   // A selection left as it was is the mod's own list, often the version's too: nothing to filter.
   const selected = selectedIds === versionIds ? versionIds : versionIds.filter(idLookup(selectedIds));
-  return { versionIds, selected, custom: config?.customPlatformModIds ?? [] };
+  return { versionIds, selected, custom: selection.customPlatformModIds };
 }
 
 /**
@@ -104,17 +118,28 @@ export function applyConfiguration(active: PackMod[], saved: SavedConfiguration)
     for (const mod of active) if (!placed.has(mod.id)) ordered.push(mod);
   }
 
-  const modConfig: ExportConfiguration["modConfig"] = {};
-  for (const mod of ordered) {
+  const selections = ordered.map((mod): ModSelection => {
     const selection = saved && Object.hasOwn(saved.modConfig, mod.id) ? saved.modConfig[mod.id] : undefined;
-    const custom = selection?.customPlatformModIds ?? [];
-    const selectedPlatformModIds = selection
-      ? distinctIds(selection.selectedPlatformModIds ?? []).filter(idLookup(mod.platformModIds))
-      : mod.platformModIds;
+    if (!selection) return { selectedPlatformModIds: mod.platformModIds, customPlatformModIds: NO_IDS };
+    return {
+      selectedPlatformModIds: distinctIds(selection.selectedPlatformModIds ?? []).filter(idLookup(mod.platformModIds)),
+      customPlatformModIds: selection.customPlatformModIds ?? NO_IDS,
+    };
+  });
+  return { mods: ordered, selections };
+}
+
+/** The effective configuration as the API answers it: the load order, and each mod's selection by its id. */
+export function exportConfigurationOf(effective: EffectiveConfiguration): ExportConfiguration {
+  const modConfig: ExportConfiguration["modConfig"] = {};
+  effective.mods.forEach((mod, position) => {
+    const { selectedPlatformModIds, customPlatformModIds } = effective.selections[position]!;
     modConfig[mod.id] =
-      custom.length > 0 ? { selectedPlatformModIds, customPlatformModIds: [...custom] } : { selectedPlatformModIds };
-  }
-  return { configuration: { modsOrder: ordered.map((mod) => mod.id), modConfig }, mods: ordered };
+      customPlatformModIds.length > 0
+        ? { selectedPlatformModIds: [...selectedPlatformModIds], customPlatformModIds: [...customPlatformModIds] }
+        : { selectedPlatformModIds: [...selectedPlatformModIds] };
+  });
+  return { modsOrder: effective.mods.map((mod) => mod.id), modConfig };
 }
 
 /**
@@ -127,8 +152,8 @@ export function renderInputFor(
 ): { mods: RenderMod[]; selected: Record<string, string[]> } {
   const mods: RenderMod[] = [];
   const selected: Record<string, string[]> = {};
-  for (const mod of effective.mods) {
-    const written = writtenIdsOf(mod, effective.configuration, version);
+  for (const [position, mod] of effective.mods.entries()) {
+    const written = writtenIdsOf(mod, effective.selections[position]!, version);
     const custom = written.custom.filter((id) => !written.versionIds.includes(id));
     mods.push({
       id: mod.id,

@@ -14,7 +14,7 @@ import { recordRevision } from "../db/modpack-revisions.js";
 import { notify } from "../db/notifications.js";
 import type { ExportRow } from "../db/schema.js";
 import { announceModpackChanged } from "../db/webhooks.js";
-import { applyConfiguration, toPackMod } from "../modpack/pack-mods.js";
+import { applyConfiguration, exportConfigurationOf, toPackMod } from "../modpack/pack-mods.js";
 import { checkUserLimit, fairPriority, lockUserQueue } from "../user-limits.js";
 import type { JobQueue } from "./ports.js";
 import { EXPORT_QUEUE } from "./ports.js";
@@ -135,7 +135,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
 
   return {
     async getConfiguration(modpack) {
-      return (await loadEffectiveConfiguration(db, modpack.id)).configuration;
+      return exportConfigurationOf(await loadEffectiveConfiguration(db, modpack.id));
     },
 
     async saveConfiguration(caller, modpack, input) {
@@ -158,8 +158,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
           announce: announceModpackChanged({ jobs, windowSeconds: deps.changedWindowSeconds }),
         });
       });
-      const after = applyConfiguration(active, saved).configuration;
-      return after;
+      return exportConfigurationOf(applyConfiguration(active, saved));
     },
 
     async request(caller, modpack, { version }) {
