@@ -126,10 +126,18 @@ it.each([
 });
 
 describe("a versioned read", () => {
+  /** The workshop item the pack's mod requires and the pack lacks. */
+  const REQUIRED = "9100003";
   let member: SignedIn;
   let otherModId: string;
 
   beforeAll(async () => {
+    // The pack's mod requires an item the catalogue does not have yet.
+    await service.runtime.database.db
+      .updateTable("mods")
+      .set({ requiredWorkshopIds: [REQUIRED] })
+      .where("id", "=", modId)
+      .execute();
     member = await signIn(service, { name: "Member before" });
     const other = await service.runtime.database.db
       .insertInto("mods")
@@ -144,6 +152,8 @@ describe("a versioned read", () => {
     { name: "a public modpack", url: () => `/modpacks/public/${packId}`, headers: () => ({}) },
     { name: "a modpack's mods", url: () => `/modpacks/${packId}/mods?limit=5`, headers: () => owner.headers },
     { name: "a mod", url: () => `/mods/${modId}`, headers: () => ({}) },
+    { name: "a modpack's check", url: () => `/modpacks/${packId}/check?version=42x`, headers: () => owner.headers },
+    { name: "a modpack's start reports", url: () => `/modpacks/${packId}/server-starts`, headers: () => owner.headers },
   ];
 
   it.each(reads)(
@@ -243,7 +253,7 @@ describe("a versioned read", () => {
     },
     {
       name: "a mod added",
-      reads: ["a modpack's mods"],
+      reads: ["a modpack's mods", "a modpack's check"],
       change: () =>
         db()
           .insertInto("modpackMods")
@@ -263,7 +273,7 @@ describe("a versioned read", () => {
     },
     {
       name: "a mod removed",
-      reads: ["a modpack's mods"],
+      reads: ["a modpack's mods", "a modpack's check"],
       change: () =>
         db().deleteFrom("modpackMods").where("modpackId", "=", packId).where("modId", "=", otherModId).execute(),
     },
@@ -287,6 +297,30 @@ describe("a versioned read", () => {
           .where("id", "=", modId)
           .execute(),
     },
+    {
+      name: "a start report that leaves the last good revision as it was",
+      reads: ["a modpack's check", "a modpack's start reports"],
+      change: () =>
+        db()
+          .insertInto("serverStarts")
+          .values({ modpackId: packId, revision: 0, version: "42x", outcome: "failed", modsLoaded: [], findings: "[]" })
+          .execute(),
+    },
+    {
+      name: "a missing requirement entering the catalogue",
+      reads: ["a modpack's check"],
+      change: () =>
+        db()
+          .insertInto("mods")
+          .values({ workshopId: REQUIRED, name: "Required before", description: "etag", tags: [] })
+          .execute(),
+    },
+    {
+      name: "a missing requirement's new name",
+      reads: ["a modpack's check"],
+      change: () =>
+        db().updateTable("mods").set({ name: "Required after" }).where("workshopId", "=", REQUIRED).execute(),
+    },
   ];
 
   it.each(changes)("changes the ETag of every read that shows $name", async ({ reads: shown, change }) => {
@@ -301,6 +335,14 @@ describe("a versioned read", () => {
         expect(after.headers.etag, read.name).not.toBe(etag);
       }
     }
+  });
+
+  it("names the requirement the pack lacks by the catalogue's title as it is now", async () => {
+    const check = await get(`/modpacks/${packId}/check?version=42x`, owner.headers);
+    const missing = (check.json().findings as { code: string; message: string }[]).filter(
+      (finding) => finding.code === "missing-requirement",
+    );
+    expect(missing.map((finding) => finding.message)).toEqual([expect.stringContaining('("Required after")')]);
   });
 
   it("leaves a modpack's ETag alone when nothing it shows changed", async () => {
