@@ -119,7 +119,7 @@ export async function measureServerFile(
   };
 }
 
-export interface CurrentFileResult {
+export interface RevalidationResult {
   count: number;
   bytes: number;
   /** Full answers (no `If-None-Match`). */
@@ -131,16 +131,11 @@ export interface CurrentFileResult {
 }
 
 /**
- * The current server file of a modpack as a start script fetches it: `count` sequential full reads,
- * then `count` sequential revalidations with the ETag the first answered (each must be a 304).
+ * A read as a client that keeps its answer fetches it (a start script its server file, a page the
+ * modpack's check): `count` sequential full reads, then `count` sequential revalidations with the
+ * ETag the first answered (each must be a 304).
  */
-export async function measureCurrentFile(
-  base: string,
-  cookie: string,
-  modpackId: string,
-  count = 200,
-): Promise<CurrentFileResult> {
-  const url = `${base}/modpacks/${modpackId}/server-file?version=42x`;
+export async function measureRevalidation(url: string, cookie: string, count = 200): Promise<RevalidationResult> {
   const time = async (headers: Record<string, string>, expected: number) => {
     const started = performance.now();
     const response = await fetch(url, { headers: { cookie, ...headers } });

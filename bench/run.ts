@@ -32,7 +32,7 @@ import type pg from "pg";
 import { type Capture, captureSql, describeCapture, type Steps } from "./capture.js";
 import { createDatabase, dropDatabase } from "./databases.js";
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
-import { measureCurrentFile, measureImport, measureServerFile } from "./extras.js";
+import { measureImport, measureRevalidation, measureServerFile, type RevalidationResult } from "./extras.js";
 import { type LoadResult, mergeLoads, runLoad } from "./load.js";
 import {
   benchDir,
@@ -442,14 +442,19 @@ try {
       `server file (100 mods) request → downloadable, ${serverFile.count} sequential: median ${serverFile.medianMs.toFixed(0)} ms, p95 ${serverFile.p95Ms.toFixed(0)} ms (min ${serverFile.minMs.toFixed(0)}, max ${serverFile.maxMs.toFixed(0)})`,
     );
   }
+  const revalidated = (what: string, result: RevalidationResult) =>
+    log(
+      `${what} (1,000 mods, ${result.bytes} bytes), ${result.count} sequential each: 200 p50 ${result.fullP50Ms.toFixed(1)} ms, p95 ${result.fullP95Ms.toFixed(1)} ms; 304 p50 ${result.notModifiedP50Ms.toFixed(1)} ms, p95 ${result.notModifiedP95Ms.toFixed(1)} ms`,
+    );
+  const bigModpack = `${base}/modpacks/${seeded.bigModpackId}`;
   const currentFile = skip.has("currentfile")
     ? undefined
-    : await measureCurrentFile(base, cookie, seeded.bigModpackId, 200);
-  if (currentFile) {
-    log(
-      `current server file (1,000 mods, ${currentFile.bytes} bytes), ${currentFile.count} sequential each: 200 p50 ${currentFile.fullP50Ms.toFixed(1)} ms, p95 ${currentFile.fullP95Ms.toFixed(1)} ms; 304 p50 ${currentFile.notModifiedP50Ms.toFixed(1)} ms, p95 ${currentFile.notModifiedP95Ms.toFixed(1)} ms`,
-    );
-  }
+    : await measureRevalidation(`${bigModpack}/server-file?version=42x`, cookie);
+  if (currentFile) revalidated("current server file", currentFile);
+  const checkRevalidation = skip.has("currentfile")
+    ? undefined
+    : await measureRevalidation(`${bigModpack}/check?version=42x`, cookie);
+  if (checkRevalidation) revalidated("check, revalidated", checkRevalidation);
   const finalMemory = memoryOf(service.pid);
   if (heapDiagnostics) log(`service memory map by RSS (MB): ${JSON.stringify(smapsSummary(service.pid))}`);
   await service.stop();
@@ -623,6 +628,7 @@ try {
         import: importResult,
         serverFile,
         currentFile,
+        checkRevalidation,
         starts: startup?.starts,
         freshClone: startup?.freshClone,
         memory: { idleRssMb: idleRss?.rssMb, peakRssUnderLoadMb: peakRssUnderLoad, vmHwmMb: finalMemory?.peakMb },
