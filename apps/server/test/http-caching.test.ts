@@ -298,13 +298,27 @@ describe("a versioned read", () => {
           .execute(),
     },
     {
-      name: "a start report that leaves the last good revision as it was",
+      name: "a failed start report, which leaves the last good revision as it was",
       reads: ["a modpack's check", "a modpack's start reports"],
-      change: () =>
-        db()
+      change: async () => {
+        const { revision } = await db()
+          .selectFrom("modpacks")
+          .select("revision")
+          .where("id", "=", packId)
+          .executeTakeFirstOrThrow();
+        const failure = { code: "not-started", severity: "error", modId: null, workshopId: null, platformModId: null };
+        await db()
           .insertInto("serverStarts")
-          .values({ modpackId: packId, revision: 0, version: "42x", outcome: "failed", modsLoaded: [], findings: "[]" })
-          .execute(),
+          .values({
+            modpackId: packId,
+            revision,
+            version: "42x",
+            outcome: "failed",
+            modsLoaded: [],
+            findings: JSON.stringify([{ ...failure, line: 1, text: "The server stopped" }]),
+          })
+          .execute();
+      },
     },
     {
       name: "a missing requirement entering the catalogue",
@@ -337,27 +351,61 @@ describe("a versioned read", () => {
     }
   });
 
-  it("names the requirement the pack lacks by the catalogue's title as it is now", async () => {
-    const check = await get(`/modpacks/${packId}/check?version=42x`, owner.headers);
-    const missing = (check.json().findings as { code: string; message: string }[]).filter(
+  it("answers the check anew, with the requirement's title as it is now, once the catalogue renames it", async () => {
+    const url = `/modpacks/${packId}/check?version=42x`;
+    await db()
+      .insertInto("mods")
+      .values({ workshopId: REQUIRED, name: "Required then", description: "etag", tags: [] })
+      .onConflict((onConflict) => onConflict.column("workshopId").doUpdateSet({ name: "Required then" }))
+      .execute();
+    const first = await get(url, owner.headers);
+    expect(first.headers["cache-control"]).toBe("private, no-cache");
+    await db().updateTable("mods").set({ name: "Required now" }).where("workshopId", "=", REQUIRED).execute();
+    const again = await get(url, { ...owner.headers, "if-none-match": first.headers.etag as string });
+    expect(again.statusCode).toBe(200);
+    const missing = (again.json().findings as { code: string; message: string }[]).filter(
       (finding) => finding.code === "missing-requirement",
     );
-    expect(missing.map((finding) => finding.message)).toEqual([expect.stringContaining('("Required after")')]);
+    expect(missing.map((finding) => finding.message)).toEqual([expect.stringContaining('("Required now")')]);
   });
 
-  it("leaves a modpack's ETag alone when nothing it shows changed", async () => {
+  it("leaves a modpack's ETag and its check's alone when nothing they show changed", async () => {
     const first = await get(`/modpacks/${packId}`, owner.headers);
-    const etag = first.headers.etag as string;
+    const check = await get(`/modpacks/${packId}/check?version=42x`, owner.headers);
     const stranger = await signIn(service);
+    const elsewhere = await createModpack(service, owner, { name: "Another cached pack" });
     await db().updateTable("users").set({ name: "Not a member" }).where("id", "=", stranger.userId).execute();
-    await db().updateTable("mods").set({ description: "unrelated" }).where("id", "=", otherModId).execute();
+    // A mod nobody in the pack requires: renamed, described anew, and one entering the catalogue.
+    await db()
+      .updateTable("mods")
+      .set({ name: "Unrelated now", description: "unrelated" })
+      .where("id", "=", otherModId)
+      .execute();
+    await db()
+      .insertInto("mods")
+      .values({ workshopId: "9100004", name: "Nobody's requirement", description: "etag", tags: [] })
+      .execute();
+    await db()
+      .insertInto("serverStarts")
+      .values({ modpackId: elsewhere, revision: 0, version: "42x", outcome: "failed", modsLoaded: [], findings: "[]" })
+      .execute();
     await db()
       .updateTable("modpacks")
       .set({ description: first.json().description })
       .where("id", "=", packId)
       .execute();
-    const again = await get(`/modpacks/${packId}`, { ...owner.headers, "if-none-match": etag });
+    const again = await get(`/modpacks/${packId}`, { ...owner.headers, "if-none-match": first.headers.etag as string });
     expect(again.statusCode).toBe(304);
+    const checkAgain = await get(`/modpacks/${packId}/check?version=42x`, {
+      ...owner.headers,
+      "if-none-match": check.headers.etag as string,
+    });
+    expect(checkAgain.statusCode).toBe(304);
+  });
+
+  it("refuses a check's bad input with 400 before a 304 could answer for it", async () => {
+    const refused = await get(`/modpacks/${packId}/check?version=40x`, { ...owner.headers, "if-none-match": "*" });
+    expect(refused.statusCode).toBe(400);
   });
 });
 

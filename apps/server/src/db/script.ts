@@ -26,3 +26,16 @@ export async function executeScript<T>(db: Kysely<T>, script: string): Promise<v
     await sql.raw(statement).execute(db);
   }
 }
+
+/**
+ * `create index concurrently` for a migration that runs outside a transaction, first dropping what
+ * an interrupted build left (an invalid index); an index already built is left alone.
+ */
+export async function buildIndexConcurrently<T>(db: Kysely<T>, name: string, definition: string): Promise<void> {
+  const left = await sql<{ valid: boolean }>`
+    select indisvalid as valid from pg_index where indexrelid = to_regclass(${name})
+  `.execute(db);
+  if (left.rows[0]?.valid) return;
+  if (left.rows[0]) await sql.raw(`drop index concurrently ${name}`).execute(db);
+  await sql.raw(`create index concurrently ${name} on ${definition}`).execute(db);
+}

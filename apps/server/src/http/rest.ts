@@ -48,27 +48,29 @@ function call(ctx: Context, path: readonly string[], input: unknown): Promise<un
   return (procedure as (input: unknown) => Promise<unknown>)(input);
 }
 
+/** A port read's input parsed by the port's schema, whose refusal is the 400 tRPC's parser would answer. */
+function portInput(port: PortOfProcedure, raw: unknown): unknown {
+  const schema = port.declaration.input;
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
+  return parsed.data;
+}
+
 /**
  * A read whose procedure is its port's call (ports.ts `call`), called without tRPC's caller: the port
- * of the service with the caller and the modpack the route decided and the input parsed by the port's
- * schema, whose refusal is the 400 tRPC's parser would answer. Its answer is the port's, whose type
- * the contract's output schema gives; the answer a service builds is not checked again at run time
- * (a `/trpc` call still is).
+ * of the service with the caller and the modpack the route decided and the input `portInput` parsed.
+ * Its answer is the port's, whose type the contract's output schema gives; the answer a service
+ * builds is not checked again at run time (a `/trpc` call still is).
  */
 function readPort(
   services: Services,
   port: PortOfProcedure,
   caller: Caller | null,
   access: ModpackAccess | undefined,
-  raw: unknown,
+  input: unknown,
 ): Promise<unknown> {
   const { declaration } = port;
-  let input: unknown;
-  if (declaration.input) {
-    const parsed = declaration.input.safeParse(raw);
-    if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
-    input = parsed.data;
-  }
   const resource = (services as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>)[
     port.resource
   ];
@@ -160,6 +162,8 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
                 members: meta.modpackMembers === true && !revalidates,
               })
             : undefined;
+          // A read's input is refused (400) before a 304 could answer for it.
+          const parsed = port ? portInput(port, input) : undefined;
           if (revalidates && rule) {
             const version = await versionBefore(deps, request, rule.validator, access);
             const etag = version === undefined ? undefined : versionTag(version, request.url);
@@ -171,7 +175,7 @@ export async function mountRest(app: FastifyInstance, deps: ProcedureDependencie
           let data: unknown;
           let response: CallResponse = {};
           if (port) {
-            data = await readPort(deps.services, port, caller, access, input);
+            data = await readPort(deps.services, port, caller, access, parsed);
             // What a procedure on one modpack answers is that version of the modpack.
             if (access) response.version = access.version;
           } else {

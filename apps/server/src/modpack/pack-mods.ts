@@ -53,7 +53,7 @@ export interface PackMod extends RenderMod {
 /** What the configuration has one mod write: its selected in-game ids and its custom ones. */
 export interface ModSelection {
   /** The mod's own list (the same array) when nothing was saved for it. */
-  selectedPlatformModIds: string[];
+  selectedPlatformModIds: readonly string[];
   customPlatformModIds: readonly string[];
 }
 

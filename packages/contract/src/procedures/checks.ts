@@ -22,7 +22,7 @@ export const checksRouter = router({
     success: "The findings for the version, whether the pack is ok, and a suggested load order.",
     permission: "modpack.read",
     modpackAccess: "read",
-    cache: { scope: "public", validator: "modpack" },
+    cache: { scope: "private", validator: "modpack" },
   })
     .concat(schemas.check)
     .query(call("check")),

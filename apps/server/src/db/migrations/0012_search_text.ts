@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { executeScript } from "../script.js";
+import { buildIndexConcurrently, executeScript } from "../script.js";
 
 /**
  * Search reads one stored, normalised text per row, `search_text`, with a trigram index on it.
@@ -119,8 +119,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       select exists (select 1 from pg_extension where extname = 'pg_trgm') as present
     `.execute(db);
     if (trigram.rows[0]?.present) {
-      await buildIndex(db, "mods_search_text_idx", "mods using gin (search_text gin_trgm_ops)");
-      await buildIndex(db, "modpacks_search_text_idx", "modpacks using gin (search_text gin_trgm_ops)");
+      await buildIndexConcurrently(db, "mods_search_text_idx", "mods using gin (search_text gin_trgm_ops)");
+      await buildIndexConcurrently(db, "modpacks_search_text_idx", "modpacks using gin (search_text gin_trgm_ops)");
     }
     for (const index of [
       "mods_name_trgm_idx",
@@ -162,40 +162,4 @@ async function fill(db: Kysely<unknown>, table: "mods" | "modpacks", text: strin
     });
     if (updated === 0) return;
   }
-}
-
-/** `create index concurrently`, first dropping what an interrupted build left (an invalid index). */
-async function buildIndex(db: Kysely<unknown>, name: string, definition: string): Promise<void> {
-  const left = await sql<{ valid: boolean }>`
-    select indisvalid as valid from pg_index where indexrelid = to_regclass(${name})
-  `.execute(db);
-  if (left.rows[0]?.valid) return;
-  if (left.rows[0]) await sql.raw(`drop index concurrently ${name}`).execute(db);
-  await sql.raw(`create index concurrently ${name} on ${definition}`).execute(db);
-}
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await executeScript(
-    db,
-    `
-    drop index if exists mods_search_text_idx, modpacks_search_text_idx;
-    drop trigger if exists mods_search_text on mods;
-    drop trigger if exists modpacks_search_text on modpacks;
-    drop function if exists mods_search_text(), modpacks_search_text();
-    alter table mods drop column if exists search_text;
-    alter table modpacks drop column if exists search_text;
-    drop function if exists search_normalize(text);
-    do $$
-    begin
-      if exists (select 1 from pg_extension where extname = 'pg_trgm') then
-        create index if not exists modpacks_name_trgm_idx on modpacks using gin (name gin_trgm_ops);
-        create index if not exists modpacks_description_trgm_idx on modpacks using gin (description gin_trgm_ops);
-        create index if not exists mods_name_trgm_idx on mods using gin (name gin_trgm_ops);
-        create index if not exists mods_description_trgm_idx on mods using gin (description gin_trgm_ops);
-        create index if not exists mods_workshop_id_trgm_idx on mods using gin (workshop_id gin_trgm_ops);
-      end if;
-    end
-    $$;
-  `,
-  );
 }
