@@ -154,6 +154,7 @@ describe("a versioned read", () => {
     { name: "a mod", url: () => `/mods/${modId}`, headers: () => ({}) },
     { name: "a modpack's check", url: () => `/modpacks/${packId}/check?version=42x`, headers: () => owner.headers },
     { name: "a modpack's start reports", url: () => `/modpacks/${packId}/server-starts`, headers: () => owner.headers },
+    { name: "a modpack's history", url: () => `/modpacks/${packId}/revisions`, headers: () => owner.headers },
   ];
 
   it.each(reads)(
@@ -318,6 +319,26 @@ describe("a versioned read", () => {
             findings: JSON.stringify([{ ...failure, line: 1, text: "The server stopped" }]),
           })
           .execute();
+      },
+    },
+    {
+      name: "the name of a revision's author who is not a member (its owner)",
+      reads: ["a modpack's history"],
+      change: async () => {
+        // A revision the owner made: the load order saved.
+        const saved = await service.app.inject({
+          method: "PUT",
+          url: `/modpacks/${packId}/export-configuration`,
+          headers: owner.headers,
+          payload: { modsOrder: [modId] },
+        });
+        expect(saved.statusCode, saved.body).toBe(200);
+        const history = await get(`/modpacks/${packId}/revisions`, owner.headers);
+        const etag = history.headers.etag as string;
+        await db().updateTable("users").set({ name: "Owner renamed" }).where("id", "=", owner.userId).execute();
+        const after = await get(`/modpacks/${packId}/revisions`, { ...owner.headers, "if-none-match": etag });
+        expect(after.statusCode).toBe(200);
+        expect(after.json().data[0].author).toMatchObject({ name: "Owner renamed" });
       },
     },
     {

@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { buildIndexConcurrently, executeScript } from "../script.js";
 
 /**
- * Two more things a modpack's reads answer move its read version (`modpacks.version`, 0008):
+ * Three more things a modpack's reads answer move its read version (`modpacks.version`, 0008):
  *
  * - Its start reports: the list of them, and the check, which repeats what the latest start of the
  *   newest revision reported. A report that leaves the last good revision as it was changed no row
@@ -11,6 +11,9 @@ import { buildIndexConcurrently, executeScript } from "../script.js";
  *   missing requirement by it, when the catalogue has the item. A mod that enters or leaves the
  *   catalogue, or whose name or workshop id changes, moves the modpacks holding an active mod that
  *   requires it. The index finds those mods by the ids they require.
+ * - The name of a revision's author: the history names who made each revision, and an author who
+ *   is not a member (the owner, a member who left) moved no version when renamed (0008 moves the
+ *   members' modpacks). The index finds the revisions an author made.
  *
  * Run outside a transaction (`transactional = false`), like 0012: the index is built
  * `concurrently`, so catalogue writes go on while it builds, and every step can run again after an
@@ -67,6 +70,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create trigger mods_renamed after update on mods
       referencing old table as old_rows new table as new_rows
       for each statement execute function touch_modpacks_requiring_renamed_mods();
+
+    create or replace function touch_modpacks_of_authors() returns trigger language plpgsql as $$
+    begin
+      update modpacks set version = version + 1
+      where id in (
+        select revision.modpack_id
+        from new_rows join old_rows on old_rows.id = new_rows.id
+        join modpack_revisions revision on revision.author_id = new_rows.id
+        where new_rows.name is distinct from old_rows.name
+      );
+      return null;
+    end
+    $$;
+    drop trigger if exists users_renamed on users;
+    create trigger users_renamed after update on users
+      referencing old table as old_rows new table as new_rows
+      for each statement execute function touch_modpacks_of_authors();
   `,
   );
   // An index build on a large catalogue outlasts the statement timeout of the service's connections;
@@ -74,6 +94,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`set statement_timeout = 0`.execute(db);
   try {
     await buildIndexConcurrently(db, "mods_required_workshop_ids_idx", "mods using gin (required_workshop_ids)");
+    await buildIndexConcurrently(
+      db,
+      "modpack_revisions_author_idx",
+      "modpack_revisions (author_id) where author_id is not null",
+    );
   } finally {
     await sql`reset statement_timeout`.execute(db);
   }
@@ -83,6 +108,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await executeScript(
     db,
     `
+    drop trigger if exists users_renamed on users;
+    drop function if exists touch_modpacks_of_authors();
+    drop index if exists modpack_revisions_author_idx;
     drop index if exists mods_required_workshop_ids_idx;
     drop trigger if exists mods_renamed on mods;
     drop trigger if exists mods_deleted on mods;
