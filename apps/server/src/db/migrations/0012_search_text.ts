@@ -163,3 +163,29 @@ async function fill(db: Kysely<unknown>, table: "mods" | "modpacks", text: strin
     if (updated === 0) return;
   }
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await executeScript(
+    db,
+    `
+    drop index if exists mods_search_text_idx, modpacks_search_text_idx;
+    drop trigger if exists mods_search_text on mods;
+    drop trigger if exists modpacks_search_text on modpacks;
+    drop function if exists mods_search_text(), modpacks_search_text();
+    alter table mods drop column if exists search_text;
+    alter table modpacks drop column if exists search_text;
+    drop function if exists search_normalize(text);
+    do $$
+    begin
+      if exists (select 1 from pg_extension where extname = 'pg_trgm') then
+        create index if not exists modpacks_name_trgm_idx on modpacks using gin (name gin_trgm_ops);
+        create index if not exists modpacks_description_trgm_idx on modpacks using gin (description gin_trgm_ops);
+        create index if not exists mods_name_trgm_idx on mods using gin (name gin_trgm_ops);
+        create index if not exists mods_description_trgm_idx on mods using gin (description gin_trgm_ops);
+        create index if not exists mods_workshop_id_trgm_idx on mods using gin (workshop_id gin_trgm_ops);
+      end if;
+    end
+    $$;
+  `,
+  );
+}
