@@ -356,6 +356,11 @@ describe("a versioned read", () => {
       change: () =>
         db().updateTable("mods").set({ name: "Required after" }).where("workshopId", "=", REQUIRED).execute(),
     },
+    {
+      name: "a missing requirement leaving the catalogue",
+      reads: ["a modpack's check"],
+      change: () => db().deleteFrom("mods").where("workshopId", "=", REQUIRED).execute(),
+    },
   ];
 
   it.each(changes)("changes the ETag of every read that shows $name", async ({ reads: shown, change }) => {
