@@ -63,7 +63,15 @@ function toSteps(recorded: Recorded[]): Steps {
   return steps;
 }
 
-export async function captureSql(db: Db, seeded: Seeded, words: Words, list: Endpoint[]): Promise<Capture> {
+/** What the service answered the check with while it was captured: the baseline's answer to the check. */
+export type CheckAnswer = unknown;
+
+export async function captureSql(
+  db: Db,
+  seeded: Seeded,
+  words: Words,
+  list: Endpoint[],
+): Promise<{ capture: Capture; checkAnswer: CheckAnswer }> {
   // The class of the executor the services' query builders execute through, so the copies
   // `withoutPlugins()` makes for the fixed pages are recorded too (as the test suite's statementsOf).
   type Executor = ReturnType<Db["getExecutor"]>;
@@ -118,6 +126,7 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
   };
 
   const capture = {} as Capture;
+  let checkAnswer: CheckAnswer;
   executor.executeQuery = async function (
     this: Executor,
     compiled: CompiledQuery,
@@ -141,7 +150,8 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
       for (let pass = 0; pass < 2; pass++) {
         recorded = [];
         try {
-          await run[endpoint.id]();
+          const answer = await run[endpoint.id]();
+          if (endpoint.id === "modpackCheck") checkAnswer = answer;
         } catch (error) {
           if (!(error instanceof SentinelStop)) throw error;
         }
@@ -152,7 +162,7 @@ export async function captureSql(db: Db, seeded: Seeded, words: Words, list: End
     if (ownBefore) executor.executeQuery = original;
     else delete (executor as Partial<Executor>).executeQuery;
   }
-  return capture;
+  return { capture, checkAnswer };
 }
 
 /** The SQL of a capture, readable: for the report and for EXPLAIN. */

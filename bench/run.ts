@@ -203,9 +203,11 @@ try {
 
   // 3. The SQL the service emits per endpoint, and its plans on the seeded data.
   const list = endpoints(seeded).filter((endpoint) => !onlyEndpoints || onlyEndpoints.has(endpoint.id));
-  const capture = await captureSql(handle.db, seeded, WORDS, endpoints(seeded));
+  const { capture, checkAnswer } = await captureSql(handle.db, seeded, WORDS, endpoints(seeded));
   const captureFile = path.join(resultsDir, `${stamp}-capture.json`);
   writeFileSync(captureFile, JSON.stringify(capture, null, 2));
+  const checkAnswerFile = path.join(resultsDir, `${stamp}-check-answer.json`);
+  writeFileSync(checkAnswerFile, JSON.stringify(checkAnswer));
   const explain = await explainCapture(handle.pool, capture);
   writeFileSync(
     path.join(resultsDir, `${stamp}-sql.txt`),
@@ -244,6 +246,7 @@ try {
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: String(poolSize),
       BENCH_CAPTURE_FILE: captureFile,
+      BENCH_CHECK_ANSWER_FILE: checkAnswerFile,
     });
   }
   const idleRss = memoryOf(service.pid);
