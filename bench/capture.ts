@@ -63,15 +63,16 @@ function toSteps(recorded: Recorded[]): Steps {
   return steps;
 }
 
-/** What the service answered the check with while it was captured: the baseline's answer to the check. */
-export type CheckAnswer = unknown;
-
+/**
+ * The statements of each endpoint, and what the service answered the check with while they were
+ * recorded: the baseline's answer to the check.
+ */
 export async function captureSql(
   db: Db,
   seeded: Seeded,
   words: Words,
   list: Endpoint[],
-): Promise<{ capture: Capture; checkAnswer: CheckAnswer }> {
+): Promise<{ capture: Capture; checkAnswer: unknown }> {
   // The class of the executor the services' query builders execute through, so the copies
   // `withoutPlugins()` makes for the fixed pages are recorded too (as the test suite's statementsOf).
   type Executor = ReturnType<Db["getExecutor"]>;
@@ -126,7 +127,7 @@ export async function captureSql(
   };
 
   const capture = {} as Capture;
-  let checkAnswer: CheckAnswer;
+  let checkAnswer: unknown;
   executor.executeQuery = async function (
     this: Executor,
     compiled: CompiledQuery,
