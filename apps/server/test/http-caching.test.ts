@@ -361,6 +361,19 @@ describe("a versioned read", () => {
       reads: ["a modpack's check"],
       change: () => db().deleteFrom("mods").where("workshopId", "=", REQUIRED).execute(),
     },
+    {
+      name: "a catalogue entry taking a missing requirement's workshop id",
+      reads: ["a modpack's check"],
+      change: async () => {
+        // Entering under an id nobody requires moves nothing; taking the required id does.
+        const stray = await db()
+          .insertInto("mods")
+          .values({ workshopId: "9100005", name: "Required elsewhere", description: "etag", tags: [] })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await db().updateTable("mods").set({ workshopId: REQUIRED }).where("id", "=", stray.id).execute();
+      },
+    },
   ];
 
   it.each(changes)("changes the ETag of every read that shows $name", async ({ reads: shown, change }) => {
