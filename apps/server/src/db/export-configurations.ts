@@ -3,9 +3,7 @@ import {
   applyConfiguration,
   type EffectiveConfiguration,
   type PackMod,
-  type PackModColumns,
   type SavedConfiguration,
-  toPackMod,
 } from "../modpack/pack-mods.js";
 import type { Db } from "./database.js";
 
@@ -43,10 +41,12 @@ export async function saveExportConfiguration(
 }
 
 /**
- * The active mods of modpacks, each modpack's as one JSON array in the order they were added
- * (re-adding a removed mod moves it last), its keys named as `toPackMod` reads them. pg parses a
- * modpack's mods with one `JSON.parse`, and the CamelCasePlugin maps one row instead of copying a
- * row and six arrays for every mod, which the check and the server file of a large modpack feel.
+ * The active mods of modpacks, each modpack's as one JSON array of pack mods in the order they were
+ * added (re-adding a removed mod moves it last). pg parses a modpack's mods with one `JSON.parse`
+ * into the objects the check and the server file read, and the CamelCasePlugin maps one row,
+ * instead of copying a row and six arrays for every mod, which a large modpack's check feels.
+ * `buildModIds` carries the catalogue's per-build columns as they are (null where a mod has no list
+ * of that build), which `idsForBuild` reads as the mod's own list.
  */
 export function activeModsQuery(db: Db, modpackIds: string[]) {
   return db
@@ -54,9 +54,9 @@ export function activeModsQuery(db: Db, modpackIds: string[]) {
     .innerJoin("mods", "mods.id", "link.modId")
     .select([
       "link.modpackId",
-      sql<PackModColumns[]>`json_agg(json_build_object(
-        'id', mods.id, 'name', mods.name, 'workshopId', mods.workshop_id,
-        'platformModIds', mods.platform_mod_ids, 'modIdsB41', mods.mod_ids_b41, 'modIdsB42', mods.mod_ids_b42,
+      sql<PackMod[]>`json_agg(json_build_object(
+        'id', mods.id, 'name', mods.name, 'workshopId', mods.workshop_id, 'platformModIds', mods.platform_mod_ids,
+        'buildModIds', json_build_object('41x', mods.mod_ids_b41, '42x', mods.mod_ids_b42),
         'mapFolders', mods.map_folders, 'tags', mods.tags, 'requiredWorkshopIds', mods.required_workshop_ids,
         'available', mods.is_active
       ) order by link.added_at, link.id)`.as("mods"),
@@ -90,7 +90,7 @@ export async function loadModpackMods(
   for (const id of modpackIds) loaded.set(id, { active: [], saved: undefined });
   for (const row of rows) {
     const entry = loaded.get(row.modpackId);
-    if (entry) entry.active = row.mods.map(toPackMod);
+    if (entry) entry.active = row.mods;
   }
   for (const row of saved) {
     const entry = loaded.get(row.modpackId);

@@ -16,11 +16,19 @@ export interface CheckInput {
 
 const NO_BUILDS: readonly string[] = [];
 
-/** The game builds a mod's workshop tags name (`41`, `42`), each once, empty when none do. */
-export function buildsOfTags(tags: string[]): readonly string[] {
+/**
+ * The game builds a mod's workshop tags name (`41`, `42`), each once, empty when none do. `seen`
+ * keeps each tag's build (empty for none) across the mods of one check: a pack's mods share a few
+ * tags (`Build 42` on most), so each is matched once a check rather than once a mod.
+ */
+export function buildsOfTags(tags: string[], seen = new Map<string, string>()): readonly string[] {
   let builds: string[] | undefined;
   for (const tag of tags) {
-    const build = BUILD_TAG.exec(tag.trim())?.[1];
+    let build = seen.get(tag);
+    if (build === undefined) {
+      build = BUILD_TAG.exec(tag.trim())?.[1] ?? "";
+      seen.set(tag, build);
+    }
     if (build && !builds?.includes(build)) builds = builds ? [...builds, build] : [build];
   }
   return builds ?? NO_BUILDS;
@@ -51,38 +59,50 @@ function modsNamed(mods: PackMod[]): string {
 }
 
 /**
- * Strongly connected components (Tarjan): `groups` each as indexes in ascending order, and the
- * group of each index.
+ * Each mod's requirements in the pack, as positions: `undefined` for a mod that requires none of
+ * the pack's mods (most of a large pack's), so a check makes an array only for those that do.
  */
-function components(size: number, edges: number[][]): { groups: number[][]; groupOf: number[] } {
-  const index = new Array<number>(size).fill(-1);
-  const low = new Array<number>(size).fill(0);
-  const onStack = new Array<boolean>(size).fill(false);
+type Requirements = (number[] | undefined)[];
+
+const NO_EDGES: readonly number[] = [];
+
+/**
+ * Strongly connected components (Tarjan): `groups` each as indexes in ascending order, and the
+ * group of each index. Typed arrays and index loops: this runs once per mod on every check.
+ */
+function components(size: number, edges: Requirements): { groups: number[][]; groupOf: Int32Array } {
+  const index = new Int32Array(size).fill(-1);
+  const low = new Int32Array(size);
+  const onStack = new Uint8Array(size);
+  const groupOf = new Int32Array(size);
   const stack: number[] = [];
   const found: number[][] = [];
-  const groupOf = new Array<number>(size).fill(0);
   let counter = 0;
   const visit = (node: number) => {
     index[node] = counter;
     low[node] = counter;
     counter += 1;
     stack.push(node);
-    onStack[node] = true;
-    for (const next of edges[node] ?? []) {
-      if (index[next] === -1) {
-        visit(next);
-        low[node] = Math.min(low[node]!, low[next]!);
-      } else if (onStack[next]) {
-        low[node] = Math.min(low[node]!, index[next]!);
+    onStack[node] = 1;
+    const next = edges[node] ?? NO_EDGES;
+    for (let edge = 0; edge < next.length; edge++) {
+      const other = next[edge]!;
+      if (index[other] === -1) {
+        visit(other);
+        low[node] = Math.min(low[node]!, low[other]!);
+      } else if (onStack[other] === 1) {
+        low[node] = Math.min(low[node]!, index[other]!);
       }
     }
     if (low[node] === index[node]) {
-      const component = stack.splice(stack.lastIndexOf(node));
+      // Most mods are a group of their own: their array is made at its size.
+      const component =
+        stack.at(-1) === node ? [stack.pop()!] : stack.splice(stack.lastIndexOf(node)).sort((a, b) => a - b);
       for (const member of component) {
-        onStack[member] = false;
+        onStack[member] = 0;
         groupOf[member] = found.length;
       }
-      found.push(component.length > 1 ? component.sort((a, b) => a - b) : component);
+      found.push(component);
     }
   };
   for (let node = 0; node < size; node++) if (index[node] === -1) visit(node);
@@ -94,29 +114,30 @@ function components(size: number, edges: number[][]): { groups: number[][]; grou
  * among the mods whose requirements are placed, the one saved first goes next. Mods in a cycle
  * move as one block, in their saved order.
  */
-function stableOrder(requires: number[][], { groups, groupOf }: ReturnType<typeof components>): number[] {
+function stableOrder(requires: Requirements, { groups, groupOf }: ReturnType<typeof components>): number[] {
   // A group is ready once every requirement from outside it is placed; a requirement counted twice
   // is also placed twice, so repeats need no removing.
-  const waiting = new Array<number>(groups.length).fill(0);
-  const dependents: number[][] = groups.map(() => []);
+  const waiting = new Int32Array(groups.length);
+  const dependents: (number[] | undefined)[] = new Array(groups.length);
   for (let node = 0; node < requires.length; node++) {
-    for (const required of requires[node] ?? []) {
-      const from = groupOf[required]!;
+    const required = requires[node] ?? NO_EDGES;
+    for (let edge = 0; edge < required.length; edge++) {
+      const from = groupOf[required[edge]!]!;
       const to = groupOf[node]!;
       if (from === to) continue;
-      dependents[from]!.push(to);
+      const list = dependents[from];
+      if (list) list.push(to);
+      else dependents[from] = [to];
       waiting[to]! += 1;
     }
   }
   // Each group goes by its first member's position, so the ready groups leave in saved order.
   const ready = new FlatQueue<number>();
-  groups.forEach((group, id) => {
-    if (waiting[id] === 0) ready.push(id, group[0]!);
-  });
+  for (let id = 0; id < groups.length; id++) if (waiting[id] === 0) ready.push(id, groups[id]![0]!);
   const order: number[] = [];
   for (let id = ready.pop(); id !== undefined; id = ready.pop()) {
-    order.push(...groups[id]!);
-    for (const next of dependents[id]!) {
+    for (const member of groups[id]!) order.push(member);
+    for (const next of dependents[id] ?? NO_EDGES) {
       waiting[next]! -= 1;
       if (waiting[next] === 0) ready.push(next, groups[next]![0]!);
     }
@@ -131,11 +152,12 @@ export function checkModpack(input: CheckInput): ModpackCheck {
   const build = BUILD_OF_VERSION[version];
   const findings: { finding: CheckFinding; position: number; order: number }[] = [];
   const add = (position: number, finding: CheckFinding) => findings.push({ finding, position, order: findings.length });
-  const about = (mod: PackMod) => ({ modId: mod.id, workshopId: mod.workshopId });
 
-  const positionOf = new Map(mods.map((mod, position) => [mod.workshopId, position]));
-  const requires: number[][] = mods.map(() => []);
+  const positionOf = new Map<string, number>();
+  for (const [position, mod] of mods.entries()) positionOf.set(mod.workshopId, position);
+  const requires: Requirements = new Array(mods.length);
   const providers = new Map<string, number[]>();
+  const tagBuilds = new Map<string, string>();
 
   mods.forEach((mod, position) => {
     if (!mod.available) {
@@ -143,7 +165,8 @@ export function checkModpack(input: CheckInput): ModpackCheck {
         code: "unavailable",
         severity: "error",
         message: `${label(mod)} was removed, made private or delisted on the Steam Workshop (as of its last refresh), so the server cannot download it. Remove it or replace it.`,
-        ...about(mod),
+        modId: mod.id,
+        workshopId: mod.workshopId,
       });
     }
 
@@ -153,14 +176,16 @@ export function checkModpack(input: CheckInput): ModpackCheck {
         code: "no-ids",
         severity: "error",
         message: `${label(mod)} names no in-game mod id for Build ${build} in its workshop description, so the server file leaves it out. Give it its ids by hand in the export configuration (customPlatformModIds).`,
-        ...about(mod),
+        modId: mod.id,
+        workshopId: mod.workshopId,
       });
     } else if (written.selected.length === 0 && written.custom.length === 0) {
       add(position, {
         code: "nothing-selected",
         severity: "info",
         message: `Every in-game id of ${label(mod)} is deselected, so the server file leaves it out.`,
-        ...about(mod),
+        modId: mod.id,
+        workshopId: mod.workshopId,
       });
     }
     for (const id of distinctIds(
@@ -171,14 +196,15 @@ export function checkModpack(input: CheckInput): ModpackCheck {
       else providers.set(id, [position]);
     }
 
-    const builds = buildsOfTags(mod.tags);
+    const builds = buildsOfTags(mod.tags, tagBuilds);
     if (builds.length > 0 && !builds.includes(build)) {
       const named = [...builds].sort().map((value) => `Build ${value}`);
       add(position, {
         code: "wrong-build",
         severity: "warning",
         message: `${label(mod)} is tagged for ${listOf(named)} on the Steam Workshop, not for Build ${build}; it may not load on this version.`,
-        ...about(mod),
+        modId: mod.id,
+        workshopId: mod.workshopId,
       });
     }
 
@@ -190,11 +216,14 @@ export function checkModpack(input: CheckInput): ModpackCheck {
           code: "missing-requirement",
           severity: "error",
           message: `${label(mod)} requires workshop item ${required}${title ? ` ("${title}")` : ""}, which is not in the modpack. Add it to the modpack.`,
-          ...about(mod),
+          modId: mod.id,
+          workshopId: mod.workshopId,
           requiredWorkshopId: required,
         });
       } else if (provider !== position) {
-        requires[position]!.push(provider);
+        const list = requires[position];
+        if (list) list.push(provider);
+        else requires[position] = [provider];
       }
     }
   });
@@ -207,7 +236,8 @@ export function checkModpack(input: CheckInput): ModpackCheck {
       code: "id-clash",
       severity: "error",
       message: `The in-game id "${platformModId}" is selected in ${modsNamed(holders.map((position) => mods[position]!))}; the game loads only one mod per id. Deselect it in all but one of them.${version === "42x" ? " Naming the workshop item too (`idForm=workshop`) does not tell them apart: the server removes every `\\` from `Mods=` before it reads the ids." : ""}`,
-      ...about(later),
+      modId: later.id,
+      workshopId: later.workshopId,
       platformModId,
       relatedModIds: holders.filter((position) => position !== others[0]).map((position) => mods[position]!.id),
     });
@@ -226,14 +256,15 @@ export function checkModpack(input: CheckInput): ModpackCheck {
   });
 
   mods.forEach((mod, position) => {
-    for (const provider of requires[position]!) {
+    for (const provider of requires[position] ?? NO_EDGES) {
       if (provider < position || groupOf[provider] === groupOf[position]) continue;
       const required = mods[provider]!;
       add(position, {
         code: "requirement-order",
         severity: "warning",
         message: `${label(mod)} requires ${label(required)}, which loads after it. Move ${label(required)} earlier (suggestedOrder does).`,
-        ...about(mod),
+        modId: mod.id,
+        workshopId: mod.workshopId,
         requiredWorkshopId: required.workshopId,
         relatedModIds: [required.id],
       });

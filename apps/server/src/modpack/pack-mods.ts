@@ -42,8 +42,11 @@ export type SavedConfiguration = { modsOrder: string[]; modConfig: ExportConfigu
 
 /** An active mod of a modpack, with what the server file and the modpack check read of it. */
 export interface PackMod extends RenderMod {
-  /** In-game ids per game build; a build's file and check read its own list when present. */
-  buildModIds?: Partial<BuildModIds>;
+  /**
+   * In-game ids per game build; a build's file and check read its own list when present, and
+   * `platformModIds` when it is absent or null (a catalogue row's column with no list of the build).
+   */
+  buildModIds?: { [V in GameVersion]?: BuildModIds[V] | null };
   tags: string[];
   requiredWorkshopIds: string[];
   /** False when the last refresh found the item removed, private or delisted on the workshop. */

@@ -14,7 +14,7 @@ import { recordRevision } from "../db/modpack-revisions.js";
 import { notify } from "../db/notifications.js";
 import type { ExportRow } from "../db/schema.js";
 import { announceModpackChanged } from "../db/webhooks.js";
-import { applyConfiguration, exportConfigurationOf, toPackMod } from "../modpack/pack-mods.js";
+import { applyConfiguration, exportConfigurationOf } from "../modpack/pack-mods.js";
 import { checkUserLimit, fairPriority, lockUserQueue } from "../user-limits.js";
 import type { JobQueue } from "./ports.js";
 import { EXPORT_QUEUE } from "./ports.js";
@@ -139,7 +139,7 @@ export function exportsService(deps: ExportsDependencies): Services["exports"] {
     },
 
     async saveConfiguration(caller, modpack, input) {
-      const active = ((await activeModsQuery(db, [modpack.id]).executeTakeFirst())?.mods ?? []).map(toPackMod);
+      const active = (await activeModsQuery(db, [modpack.id]).executeTakeFirst())?.mods ?? [];
       const byId = new Map(active.map((mod) => [mod.id, mod]));
       for (const id of [...input.modsOrder, ...Object.keys(input.modConfig)]) {
         if (!byId.has(id)) throw unprocessable(`Mod ${id} is not an active mod of this modpack`);

@@ -17,7 +17,7 @@ export type BuildModIds = Record<BuildVersion, string[]>;
  * every id it advertises. The one rule for "which ids does this build load".
  */
 export function idsForBuild(
-  mod: { platformModIds: string[]; buildModIds?: Partial<BuildModIds> | null },
+  mod: { platformModIds: string[]; buildModIds?: { [V in BuildVersion]?: string[] | null } | null },
   version: BuildVersion,
 ): string[] {
   return mod.buildModIds?.[version] ?? mod.platformModIds;
