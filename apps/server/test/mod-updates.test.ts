@@ -179,6 +179,40 @@ describe("the mod update job", () => {
     expect(receiver.received()).toHaveLength(2);
   });
 
+  it("tells of a mod that stops naming Build 42 ids, reading each build's own list", async () => {
+    // Before: no per-build lists (both builds load its one id). After the workshop change: ids for
+    // Build 41 only, so the new problem is the 42x check's, which says so.
+    const mod = await insertMod(service, {
+      workshopId: "1201",
+      platformModIds: ["Shared"],
+      timeUpdated: new Date("2023-01-01T00:00:00Z"),
+    });
+    steam.items.set(
+      "1201",
+      fakeItem("1201", { description: "Workshop ID: 1201\nMod ID (b41): Legacy", timeUpdated: 1_800_000_000 }),
+    );
+    const owner = await signIn(service, { name: "Per-build owner" });
+    const admin = await signIn(service, { name: "Per-build admin", role: "admin" });
+    const modpackId = await insertModpack(service, { name: "Per build", ownerId: owner.userId, modIds: [mod.id] });
+
+    await runUpdate(admin);
+
+    const notes = await notificationsOf(service, owner);
+    expect(notes).toHaveLength(1);
+    expect(JSON.parse(notes[0]?.metadata ?? "{}").problems).toEqual([
+      {
+        modpackId,
+        findings: [
+          expect.objectContaining({
+            code: "no-ids",
+            workshopId: "1201",
+            message: expect.stringContaining("for Build 42"),
+          }),
+        ],
+      },
+    ]);
+  });
+
   it("queues one check at a time: a second request while one waits reuses it", async () => {
     const admin = await signIn(service, { role: "admin" });
     await service.runtime.jobs.boss.offWork(MOD_UPDATE_QUEUE, { wait: true });

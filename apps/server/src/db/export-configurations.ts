@@ -46,7 +46,7 @@ export async function saveExportConfiguration(
  * into the objects the check and the server file read, and the CamelCasePlugin maps one row,
  * instead of copying a row and six arrays for every mod, which a large modpack's check feels.
  * `buildModIds` carries the catalogue's per-build columns as they are (null where a mod has no list
- * of that build), which `idsForBuild` reads as the mod's own list.
+ * of that build), where `idsForBuild` falls back to `platformModIds`.
  */
 export function activeModsQuery(db: Db, modpackIds: string[]) {
   return db

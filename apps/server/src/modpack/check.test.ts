@@ -82,6 +82,15 @@ describe("suggested order", () => {
       expected: ["1", "4", "2", "3"],
     },
     {
+      name: "a cycle reached from its later mod first still loads in its saved order",
+      mods: [
+        mod("1", { requiredWorkshopIds: ["3"] }),
+        mod("2", { requiredWorkshopIds: ["3"] }),
+        mod("3", { requiredWorkshopIds: ["2"] }),
+      ],
+      expected: ["2", "3", "1"],
+    },
+    {
       name: "a missing requirement changes nothing",
       mods: [mod("1", { requiredWorkshopIds: ["9"] }), mod("2")],
       expected: ["1", "2"],

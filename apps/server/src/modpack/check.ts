@@ -68,7 +68,7 @@ const NO_EDGES: readonly number[] = [];
 
 /**
  * Strongly connected components (Tarjan): `groups` each as indexes in ascending order, and the
- * group of each index. Typed arrays and index loops: this runs once per mod on every check.
+ * group of each index. Its bookkeeping is typed arrays: it runs for every mod on every check.
  */
 function components(size: number, edges: Requirements): { groups: number[][]; groupOf: Int32Array } {
   const index = new Int32Array(size).fill(-1);

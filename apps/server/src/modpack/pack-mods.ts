@@ -14,12 +14,13 @@ export function buildModIdsOf(row: Pick<ModRow, "platformModIds" | "modIdsB41" |
   return { "41x": row.modIdsB41 ?? row.platformModIds, "42x": row.modIdsB42 ?? row.platformModIds };
 }
 
-/** A mod's catalogue columns as the modpack's server file and check read them. */
+/** A mod's catalogue columns as a modpack's history and the catalogue's change check read them. */
 export type PackModColumns = Omit<PackMod, "buildModIds"> & Pick<ModRow, "modIdsB41" | "modIdsB42">;
 
 /**
- * A pack mod from its catalogue row's columns: the per-build id columns become `buildModIds`. Built
- * field by field: a large modpack makes one per mod, and copying the row by spreads makes two.
+ * A pack mod from its catalogue row's columns: the per-build id columns become `buildModIds` as
+ * they are, as `activeModsQuery` builds them. Built field by field: a large modpack's history makes
+ * one per mod, and copying the row by spreads makes two.
  */
 export function toPackMod(row: PackModColumns): PackMod {
   return {
@@ -27,7 +28,7 @@ export function toPackMod(row: PackModColumns): PackMod {
     name: row.name,
     workshopId: row.workshopId,
     platformModIds: row.platformModIds,
-    buildModIds: buildModIdsOf(row),
+    buildModIds: { "41x": row.modIdsB41, "42x": row.modIdsB42 },
     mapFolders: row.mapFolders,
     tags: row.tags,
     requiredWorkshopIds: row.requiredWorkshopIds,
