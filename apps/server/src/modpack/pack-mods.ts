@@ -1,7 +1,7 @@
 import type { ExportConfiguration, GameVersion, Mod } from "@modpack/contract";
 import type { ModRow } from "../db/schema.js";
 import type { RenderMod } from "../server-file/render.js";
-import { type BuildModIds, idsForBuild } from "../workshop/description.js";
+import { idsForBuild, type StoredBuildModIds } from "../workshop/description.js";
 
 /*
  * A modpack's mods as its server file, its check and the catalogue's update read them: each mod's
@@ -47,7 +47,7 @@ export interface PackMod extends RenderMod {
    * In-game ids per game build; a build's file and check read its own list when present, and
    * `platformModIds` when it is absent or null (a catalogue row's column with no list of the build).
    */
-  buildModIds?: { [V in GameVersion]?: BuildModIds[V] | null };
+  buildModIds?: StoredBuildModIds;
   tags: string[];
   requiredWorkshopIds: string[];
   /** False when the last refresh found the item removed, private or delisted on the workshop. */

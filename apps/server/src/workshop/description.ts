@@ -12,12 +12,15 @@ export const PARSER_VERSION = 1;
 /** In-game mod ids per game build; an id the description does not qualify belongs to both. */
 export type BuildModIds = Record<BuildVersion, string[]>;
 
+/** A mod's own id lists per build as the catalogue stores them: absent or null where it has none. */
+export type StoredBuildModIds = { [V in BuildVersion]?: string[] | null };
+
 /**
  * A mod's in-game ids for one game build: its own list for that build when it has one, otherwise
  * every id it advertises. The one rule for "which ids does this build load".
  */
 export function idsForBuild(
-  mod: { platformModIds: string[]; buildModIds?: { [V in BuildVersion]?: string[] | null } | null },
+  mod: { platformModIds: string[]; buildModIds?: StoredBuildModIds | null },
   version: BuildVersion,
 ): string[] {
   return mod.buildModIds?.[version] ?? mod.platformModIds;
