@@ -110,27 +110,75 @@ describe("a walk by cursor while rows are added", () => {
     expect(seen.filter((id) => created.includes(id))).toEqual([...created].reverse());
   });
 
-  it("walks a modpack's mods by name and by load order, each mod once", async () => {
-    const pack = await service.app.inject({
-      method: "POST",
-      url: "/modpacks",
-      headers: owner.headers,
-      payload: { name: "Cursor modpack" },
+  describe("a modpack's mods by name and by load order, each mod once", () => {
+    let packId = "";
+    beforeAll(async () => {
+      const pack = await service.app.inject({
+        method: "POST",
+        url: "/modpacks",
+        headers: owner.headers,
+        payload: { name: "Cursor modpack" },
+      });
+      packId = pack.json().id as string;
+      const names = ["c", "a", "e", "b", "d", "g", "f", "j", "h", "i"];
+      // Every other mod is tagged, so a tag filter's cursor walks a page of its own rows.
+      await insertMods(
+        service,
+        names.map((name, index) => {
+          added += 1;
+          return {
+            workshopId: String(7_000_000 + added),
+            name: `Packwalk ${name}`,
+            description: "cursor test",
+            tags: index % 2 === 0 ? ["Weapons", "Build 42"] : ["Map"],
+          };
+        }),
+      );
+      await sql`
+        insert into modpack_mods (modpack_id, mod_id, added_by, added_at)
+        select ${packId}, id, ${owner.userId}, now() - (row_number() over (order by workshop_id desc)) * interval '1 minute'
+        from mods where name like 'Packwalk %'
+      `.execute(service.runtime.database.db);
     });
-    const packId = pack.json().id as string;
-    await addMods("Packwalk", ["c", "a", "e", "b", "d", "g", "f"]);
-    const { db } = service.runtime.database;
-    await sql`
-      insert into modpack_mods (modpack_id, mod_id, added_by, added_at)
-      select ${packId}, id, ${owner.userId}, now() - (row_number() over (order by workshop_id desc)) * interval '1 minute'
-      from mods where name like 'Packwalk %'
-    `.execute(db);
-    for (const sortBy of ["name", "createdAt", "updatedAt"]) {
-      const all = (await get(`/modpacks/${packId}/mods?limit=100&sortBy=${sortBy}`, owner.headers)).json() as Page;
-      const seen = await walk(`/modpacks/${packId}/mods?limit=3&sortBy=${sortBy}`, async () => {}, owner.headers);
-      expect(seen).toEqual(all.data.map((row) => row.id));
-      expect(seen).toHaveLength(7);
-    }
+
+    // Each sort and order, without and with a tag filter. By name and in load order a page is one
+    // fixed statement whose tags come before a cursor's sort value and id (`packModsPage`); by
+    // update time it is built per request.
+    const filters = [
+      ["", 10],
+      ["&tags=Weapons", 5],
+      ["&tags=Map&tags=Weapons", 10],
+    ] as const;
+    const walks = (["name", "createdAt", "updatedAt"] as const).flatMap((sortBy) =>
+      (["asc", "desc"] as const).flatMap((sortOrder) =>
+        filters.map(([tags, count]) => [sortBy, sortOrder, tags, count] as const),
+      ),
+    );
+    it.each(walks)(
+      "?sortBy=%s&sortOrder=%s%s answers its %i mods by cursor as in one page, each page with their count",
+      async (sortBy, sortOrder, tags, count) => {
+        const url = `/modpacks/${packId}/mods?sortBy=${sortBy}&sortOrder=${sortOrder}${tags}&limit=3`;
+        const all = (await get(`${url.replace("limit=3", "limit=100")}`, owner.headers)).json() as Page;
+        expect(all.data).toHaveLength(count);
+        expect(all.pagination.total).toBe(count);
+        const names = all.data.map((row) => row.name);
+        if (sortBy === "name") {
+          const sorted = [...names].sort();
+          expect(names).toEqual(sortOrder === "asc" ? sorted : sorted.reverse());
+        }
+        const seen: string[] = [];
+        for (let next: string | undefined = url; next; ) {
+          const response = await get(next, owner.headers);
+          expect(response.statusCode).toBe(200);
+          const body = response.json() as Page;
+          expect(body.pagination.total).toBe(count);
+          seen.push(...body.data.map((row) => row.id));
+          const cursor = body.pagination.nextCursor;
+          next = cursor ? `${url}&cursor=${encodeURIComponent(cursor)}` : undefined;
+        }
+        expect(seen).toEqual(all.data.map((row) => row.id));
+      },
+    );
   });
   it("sees every user once, newest first, in the admin list while users sign up", async () => {
     const admin = await signIn(service, { role: "admin" });

@@ -3,7 +3,7 @@ import type { SortType } from "./cursors.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { modColumnsSql } from "./mods.js";
-import { afterSql, type FixedPageAt, orderSql, sortValueSql } from "./paging.js";
+import { afterSql, type FixedPageAt, orderSql, perSortAndOrder, sortValueSql } from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { isoTime } from "./times.js";
 
@@ -45,6 +45,38 @@ export async function linkMods(db: Db, modpackId: string, mods: Pick<ModRow, "id
 }
 
 /**
+ * The texts of a modpack's page in one sort and order, written once: with or without a tag filter
+ * (`$4`), each with or without a cursor (its sort value and id follow the tags).
+ */
+function packModsTexts(sortBy: "createdAt" | "name", order: "asc" | "desc") {
+  const column = sortBy === "name" ? "mod_name" : "added_at";
+  const type: SortType = sortBy === "name" ? "text" : "timestamptz";
+  const sorted = (sort: string, id: string) => orderSql(sort, id, order);
+  const text = (tagged: boolean, cursor: boolean) => {
+    const ofTags = tagged ? "and l.mod_tags && $4::text[]" : "";
+    const first = tagged ? 5 : 4;
+    const after = cursor ? `and ${afterSql("l", { column, type }, order, `$${first}`, `$${first + 1}`)}` : "";
+    return `select ${modColumnsSql("m")}, page.added_at as "addedAt", page.sort_value as "sortValue",
+    page.cursor_id as "cursorId", page.exact_count as "exactCount"
+  from (
+    select l.mod_id, ${isoTime("l.added_at")} as added_at, ${sortValueSql(`l.${column}`, type)} as sort_value,
+      l.id as cursor_id, l.${column} as page_sort,
+      (select count(*)::int from modpack_mods as l where l.modpack_id = $3 and l.is_active ${ofTags}) as exact_count
+    from modpack_mods as l where l.modpack_id = $3 and l.is_active ${ofTags} ${after}
+    ${sorted(`l.${column}`, "l.id")} limit $1 offset $2
+  ) as page cross join lateral (select * from mods where id = page.mod_id offset 0) as m
+  ${sorted("page.page_sort", "page.cursor_id")}`;
+  };
+  return {
+    all: { first: text(false, false), later: text(false, true) },
+    tagged: { first: text(true, false), later: text(true, true) },
+  };
+}
+
+/** A modpack's page texts of each sort and order (`packModsPage`). */
+const packModsPages = perSortAndOrder(["createdAt", "name"], packModsTexts);
+
+/**
  * A page of a modpack's mods in the order they were added or by name, optionally of some tags, as
  * one fixed statement per sort, order and shape (`listPage`'s `fixedPage`): cut from the links'
  * own index (the links keep their mod's name and tags, migration 0011), counted exactly from the
@@ -59,27 +91,9 @@ export function packModsPage(
   tags: string[],
   { position, rows, offset }: FixedPageAt,
 ): CompiledQuery {
-  const column = sortBy === "name" ? "mod_name" : "added_at";
-  const type: SortType = sortBy === "name" ? "text" : "timestamptz";
+  const texts = packModsPages[sortBy][order][tags.length > 0 ? "tagged" : "all"];
   const values: unknown[] = [rows, offset, modpackId];
-  const parameter = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const ofTags = tags.length > 0 ? `and l.mod_tags && ${parameter(tags)}::text[]` : "";
-  const after = position
-    ? `and ${afterSql("l", { column, type }, order, parameter(position.value), parameter(position.id))}`
-    : "";
-  const sorted = (sort: string, id: string) => orderSql(sort, id, order);
-  const text = `select ${modColumnsSql("m")}, page.added_at as "addedAt", page.sort_value as "sortValue",
-    page.cursor_id as "cursorId", page.exact_count as "exactCount"
-  from (
-    select l.mod_id, ${isoTime("l.added_at")} as added_at, ${sortValueSql(`l.${column}`, type)} as sort_value,
-      l.id as cursor_id, l.${column} as page_sort,
-      (select count(*)::int from modpack_mods as l where l.modpack_id = $3 and l.is_active ${ofTags}) as exact_count
-    from modpack_mods as l where l.modpack_id = $3 and l.is_active ${ofTags} ${after}
-    ${sorted(`l.${column}`, "l.id")} limit $1 offset $2
-  ) as page cross join lateral (select * from mods where id = page.mod_id offset 0) as m
-  ${sorted("page.page_sort", "page.cursor_id")}`;
-  return CompiledQuery.raw(text, values);
+  if (tags.length > 0) values.push(tags);
+  if (position) values.push(position.value, position.id);
+  return CompiledQuery.raw(position ? texts.later : texts.first, values);
 }

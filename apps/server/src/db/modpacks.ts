@@ -14,7 +14,16 @@ import {
 import { CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import type { SortType } from "./cursors.js";
 import type { Db } from "./database.js";
-import { boundedStatement, type FixedPageAt, fixedSort, sortValueSql, walkStatement } from "./paging.js";
+import {
+  boundedStatement,
+  FIXED_SORTS,
+  type FixedPageAt,
+  type FixedSortBy,
+  fixedSort,
+  perSortAndOrder,
+  sortValueSql,
+  walkStatement,
+} from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 import { searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -58,8 +67,6 @@ export function toModpackSummary(
   };
 }
 
-type ModpackSort = "createdAt" | "updatedAt" | "name";
-
 /**
  * A summary's columns of the row `row` under the names the answer reads (a fixed page is read without
  * the CamelCasePlugin), its times formatted (`isoTime`), and its cursor's keys.
@@ -71,6 +78,19 @@ const summarySql = (row: string, column: string, type: SortType) =>
   ${isoTime(`${row}.updated_at`)} as "updatedAt", ${sortValueSql(`${row}.${column}`, type)} as "sortValue",
   ${row}.id as "cursorId"`;
 
+/** The unfiltered public list's page statement of each sort and order (`publicModpacksPage`). */
+const publicPages = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
+  const sort = fixedSort(sortBy);
+  return boundedStatement({
+    table: "modpacks",
+    where: "modpacks.is_active and modpacks.is_public",
+    sort,
+    order,
+    columns: summarySql("modpacks", sort.column, sort.type),
+    statistics: "to_regclass('modpacks_public_created_idx')",
+  });
+});
+
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
  * `fixedPage`): the list every visitor reads first. The public, active modpacks are exactly the rows
@@ -78,42 +98,39 @@ const summarySql = (row: string, column: string, type: SortType) =>
  * exact count (`boundedStatement`). The times come formatted (`isoTime`); the sort and the cursor
  * read the columns themselves, to the microsecond.
  */
-export function publicModpacksPage(sortBy: ModpackSort, order: "asc" | "desc", at: FixedPageAt): CompiledQuery {
-  const sort = fixedSort(sortBy);
-  return boundedStatement(
-    {
-      table: "modpacks",
-      where: "modpacks.is_active and modpacks.is_public",
-      sort,
-      order,
-      columns: summarySql("modpacks", sort.column, sort.type),
-      statistics: "to_regclass('modpacks_public_created_idx')",
-    },
-    at,
-  );
+export function publicModpacksPage(sortBy: FixedSortBy, order: "asc" | "desc", at: FixedPageAt): CompiledQuery {
+  return publicPages[sortBy][order](at);
 }
+
+/** The public search's walk settings and columns of each sort and order; the search's terms are its filter. */
+const publicSearchWalks = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
+  const { column, type } = fixedSort(sortBy);
+  return {
+    table: "modpacks" as const,
+    where: (row: string) => `${row}.is_active and ${row}.is_public`,
+    column,
+    type,
+    order,
+    columns: summarySql("t", column, type),
+  };
+});
 
 /**
  * A page of a search of the public list, one fixed statement per sort, order and number of terms
- * (`walkStatement`): the sort's partial index walked a bounded distance, each public modpack's search
- * text tested, else every match from the trigram index.
+ * (`walkStatement`, which writes its text around the search's filter): the sort's partial index
+ * walked a bounded distance, each public modpack's search text tested, else every match from the
+ * trigram index.
  */
 export function publicSearchPage(
-  sortBy: ModpackSort,
+  sortBy: FixedSortBy,
   order: "asc" | "desc",
   search: string,
   at: FixedPageAt,
 ): CompiledQuery {
-  const { column, type } = fixedSort(sortBy);
   return walkStatement(
     {
-      table: "modpacks",
-      where: (row) => `${row}.is_active and ${row}.is_public`,
-      column,
-      type,
-      order,
+      ...publicSearchWalks[sortBy][order],
       filter: (row, first) => searchTextSql(`${row}.search_text`, search, first),
-      columns: summarySql("t", column, type),
     },
     at,
   );

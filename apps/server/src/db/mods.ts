@@ -8,7 +8,16 @@ import type { AnySelect } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
-import { boundedStatement, type FixedPageAt, fixedSort, sortValueSql, walkStatement } from "./paging.js";
+import {
+  boundedStatement,
+  FIXED_SORTS,
+  type FixedPageAt,
+  type FixedSortBy,
+  fixedSort,
+  perSortAndOrder,
+  sortValueSql,
+  walkStatement,
+} from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { searchTextCondition, searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -277,53 +286,58 @@ export const modColumnsSql = (row: string) =>
     })
     .join(", ");
 
+/** The catalogue search's walk settings and columns of each sort and order; a request adds its filter. */
+const catalogueWalks = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
+  const { column, type } = fixedSort(sortBy);
+  return {
+    table: "mods" as const,
+    where: () => "true",
+    column,
+    type,
+    order,
+    columns: `${modColumnsSql("t")}, ${sortValueSql(`t.${column}`, type)} as "sortValue", t.id as "cursorId"`,
+  };
+});
+
 /**
  * A page of a search or a tag filter of the catalogue, one fixed statement per sort, order and
- * shape of the filter (`walkStatement`): the sort index walked a bounded distance, each mod tested,
- * else every match from the trigram and tag indexes.
+ * shape of the filter (`walkStatement`, which writes its text around the filter): the sort index
+ * walked a bounded distance, each mod tested, else every match from the trigram and tag indexes.
  */
 export function catalogueSearchPage(
-  sortBy: "createdAt" | "updatedAt" | "name",
+  sortBy: FixedSortBy,
   order: "asc" | "desc",
   filter: { search: string | undefined; tags: string[] },
   at: FixedPageAt,
 ): CompiledQuery {
-  const { column, type } = fixedSort(sortBy);
   return walkStatement(
     {
-      table: "mods",
-      where: () => "true",
-      column,
-      type,
-      order,
+      ...catalogueWalks[sortBy][order],
       filter: (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
-      columns: `${modColumnsSql("t")}, ${sortValueSql(`t.${column}`, type)} as "sortValue", t.id as "cursorId"`,
     },
     at,
   );
 }
 
+/** The whole catalogue's page statement of each sort and order (`cataloguePage`). */
+const cataloguePages = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
+  const sort = fixedSort(sortBy);
+  return boundedStatement({
+    table: "mods",
+    where: "true",
+    sort,
+    order,
+    columns: `${modColumnsSql("mods")}, ${sortValueSql(`mods.${sort.column}`, sort.type)} as "sortValue", mods.id as "cursorId"`,
+    statistics: "'mods'::regclass",
+  });
+});
+
 /**
  * A page of the whole catalogue, one fixed statement per sort and order (`boundedStatement`): the
  * table's row count stands for the total above the exact count.
  */
-export function cataloguePage(
-  sortBy: "createdAt" | "updatedAt" | "name",
-  order: "asc" | "desc",
-  at: FixedPageAt,
-): CompiledQuery {
-  const sort = fixedSort(sortBy);
-  return boundedStatement(
-    {
-      table: "mods",
-      where: "true",
-      sort,
-      order,
-      columns: `${modColumnsSql("mods")}, ${sortValueSql(`mods.${sort.column}`, sort.type)} as "sortValue", mods.id as "cursorId"`,
-      statistics: "'mods'::regclass",
-    },
-    at,
-  );
+export function cataloguePage(sortBy: FixedSortBy, order: "asc" | "desc", at: FixedPageAt): CompiledQuery {
+  return cataloguePages[sortBy][order](at);
 }
 
 /** The planner's estimate of the matches of a catalogue search or tag filter (`listPage`'s `fixedEstimate`). */

@@ -160,8 +160,12 @@ export interface FixedPageAt {
   walk: number;
 }
 
+/** The sorts a list of the catalogue or of public modpacks offers (`sortBy`). */
+export const FIXED_SORTS = ["createdAt", "updatedAt", "name"] as const;
+export type FixedSortBy = (typeof FIXED_SORTS)[number];
+
 /** A catalogue list's sort (`sortBy`) as a fixed statement names it: the snake_case column and its type. */
-export function fixedSort(sortBy: "createdAt" | "updatedAt" | "name"): { column: string; type: SortType } {
+export function fixedSort(sortBy: FixedSortBy): { column: string; type: SortType } {
   if (sortBy === "name") return { column: "name", type: "text" };
   return { column: sortBy === "createdAt" ? "created_at" : "updated_at", type: "timestamptz" };
 }
@@ -182,35 +186,54 @@ export const afterSql = (
   id: string,
 ) => `(${row}.${sort.column}, ${row}.id) ${order === "asc" ? ">" : "<"} (${value}::${sort.type}, ${id}::uuid)`;
 
+/** One thing per sort a list offers and per order: its statement, or what its statement is written from. */
+export type PerSortAndOrder<S extends string, T> = Record<S, Record<"asc" | "desc", T>>;
+
+/**
+ * Writes what a list's statement needs for each of its sorts and both orders, once, when its module
+ * loads: a request picks it instead of writing the same text again, and a text kept this way is one
+ * string, so `withPreparedReads` finds the name it gave that text without hashing the text anew.
+ */
+export function perSortAndOrder<S extends string, T>(
+  sorts: readonly S[],
+  write: (sortBy: S, order: "asc" | "desc") => T,
+): PerSortAndOrder<S, T> {
+  return Object.fromEntries(
+    sorts.map((sortBy) => [sortBy, { asc: write(sortBy, "asc"), desc: write(sortBy, "desc") }]),
+  ) as PerSortAndOrder<S, T>;
+}
+
 /**
  * A page of an unfiltered list that grows with the catalogue (`bounded`), as one fixed statement
  * (`fixedPage`): the sort's index walked to the page, a count that stops one past
  * EXACT_COUNT_LIMIT, and the row count Postgres's statistics keep of `statistics` (a relation
  * holding exactly the list's rows) for the total above it. `$1` the rows to read, `$2` the offset,
- * `$3` and `$4` a cursor's sort value and id.
+ * `$3` and `$4` a cursor's sort value and id. Its two texts, with and without a cursor, are written
+ * once, here; it returns a function that picks one for each page.
  */
-export function boundedStatement(
-  list: {
-    table: "mods" | "modpacks";
-    /** The list's rows, as a condition on `table`. */
-    where: string;
-    sort: { column: string; type: SortType };
-    order: "asc" | "desc";
-    /** The page's columns of `table`, `sortValue` and `cursorId` among them. */
-    columns: string;
-    /** The relation whose statistics count the list's rows, as an oid expression. */
-    statistics: string;
-  },
-  { position, rows, offset }: FixedPageAt,
-): CompiledQuery {
+export function boundedStatement(list: {
+  table: "mods" | "modpacks";
+  /** The list's rows, as a condition on `table`. */
+  where: string;
+  sort: { column: string; type: SortType };
+  order: "asc" | "desc";
+  /** The page's columns of `table`, `sortValue` and `cursorId` among them. */
+  columns: string;
+  /** The relation whose statistics count the list's rows, as an oid expression. */
+  statistics: string;
+}): (at: FixedPageAt) => CompiledQuery {
   const { table, where, sort, order } = list;
-  const after = position ? `and ${afterSql(table, sort, order, "$3", "$4")}` : "";
-  const text = `select ${list.columns},
+  const text = (after: string) => `select ${list.columns},
     (select count(*)::int from (select 1 from ${table} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matching) as "boundedCount",
     (select reltuples from pg_class where oid = ${list.statistics}) as estimate
   from ${table} where ${where} ${after}
   ${orderSql(`${table}.${sort.column}`, `${table}.id`, order)} limit $1 offset $2`;
-  return CompiledQuery.raw(text, position ? [rows, offset, position.value, position.id] : [rows, offset]);
+  const first = text("");
+  const later = text(`and ${afterSql(table, sort, order, "$3", "$4")}`);
+  return ({ position, rows, offset }) =>
+    position
+      ? CompiledQuery.raw(later, [rows, offset, position.value, position.id])
+      : CompiledQuery.raw(first, [rows, offset]);
 }
 
 /**
