@@ -12,18 +12,8 @@ import {
   unauthorized,
 } from "@modpack/contract";
 import { CompiledQuery, type ExpressionBuilder, sql } from "kysely";
-import type { SortType } from "./cursors.js";
 import type { Db } from "./database.js";
-import {
-  boundedStatement,
-  FIXED_SORTS,
-  type FixedPageAt,
-  type FixedSortBy,
-  fixedSort,
-  perSortAndOrder,
-  sortValueSql,
-  walkStatement,
-} from "./paging.js";
+import { boundedPages, type FixedPageAt, type FixedSortBy, walkPages } from "./paging.js";
 import type { Database, ModpackRow, ModpackUpdate } from "./schema.js";
 import { searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -69,57 +59,38 @@ export function toModpackSummary(
 
 /**
  * A summary's columns of the row `row` under the names the answer reads (a fixed page is read without
- * the CamelCasePlugin), its times formatted (`isoTime`), and its cursor's keys.
+ * the CamelCasePlugin), its times formatted (`isoTime`).
  */
-const summarySql = (row: string, column: string, type: SortType) =>
+const summarySql = (row: string) =>
   `${row}.id, ${row}.name, ${row}.description, ${row}.avatar_url as "avatarUrl", ${row}.platform_url as "platformUrl",
   ${row}.owner_id as "ownerId", ${row}.is_public as "isPublic", ${row}.is_verified as "isVerified",
   ${row}.is_active as "isActive", ${isoTime(`${row}.created_at`)} as "createdAt",
-  ${isoTime(`${row}.updated_at`)} as "updatedAt", ${sortValueSql(`${row}.${column}`, type)} as "sortValue",
-  ${row}.id as "cursorId"`;
-
-/** The unfiltered public list's page statement of each sort and order (`publicModpacksPage`). */
-const publicPages = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
-  const sort = fixedSort(sortBy);
-  return boundedStatement({
-    table: "modpacks",
-    where: "modpacks.is_active and modpacks.is_public",
-    sort,
-    order,
-    columns: summarySql("modpacks", sort.column, sort.type),
-    statistics: "to_regclass('modpacks_public_created_idx')",
-  });
-});
+  ${isoTime(`${row}.updated_at`)} as "updatedAt"`;
 
 /**
  * A page of the unfiltered public list, one fixed statement per sort and order (`listPage`'s
  * `fixedPage`): the list every visitor reads first. The public, active modpacks are exactly the rows
  * of the partial indexes on them (migration 0001), whose row count stands for the total above the
- * exact count (`boundedStatement`). The times come formatted (`isoTime`); the sort and the cursor
- * read the columns themselves, to the microsecond.
+ * exact count (`boundedPages`). The times come formatted (`isoTime`); the sort and the cursor read
+ * the columns themselves, to the microsecond.
  */
-export function publicModpacksPage(sortBy: FixedSortBy, order: "asc" | "desc", at: FixedPageAt): CompiledQuery {
-  return publicPages[sortBy][order](at);
-}
+export const publicModpacksPage = boundedPages({
+  table: "modpacks",
+  where: "modpacks.is_active and modpacks.is_public",
+  columns: summarySql,
+  statistics: "to_regclass('modpacks_public_created_idx')",
+});
 
-/** The public search's walk settings and columns of each sort and order; the search's terms are its filter. */
-const publicSearchWalks = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
-  const { column, type } = fixedSort(sortBy);
-  return {
-    table: "modpacks" as const,
-    where: (row: string) => `${row}.is_active and ${row}.is_public`,
-    column,
-    type,
-    order,
-    columns: summarySql("t", column, type),
-  };
+const publicSearches = walkPages({
+  table: "modpacks",
+  where: (row) => `${row}.is_active and ${row}.is_public`,
+  columns: summarySql,
 });
 
 /**
  * A page of a search of the public list, one fixed statement per sort, order and number of terms
- * (`walkStatement`, which writes its text around the search's filter): the sort's partial index
- * walked a bounded distance, each public modpack's search text tested, else every match from the
- * trigram index.
+ * (`walkPages`): the sort's partial index walked a bounded distance, each public modpack's search
+ * text tested, else every match from the trigram index.
  */
 export function publicSearchPage(
   sortBy: FixedSortBy,
@@ -127,13 +98,7 @@ export function publicSearchPage(
   search: string,
   at: FixedPageAt,
 ): CompiledQuery {
-  return walkStatement(
-    {
-      ...publicSearchWalks[sortBy][order],
-      filter: (row, first) => searchTextSql(`${row}.search_text`, search, first),
-    },
-    at,
-  );
+  return publicSearches(sortBy, order, (row, first) => searchTextSql(`${row}.search_text`, search, first), at);
 }
 
 /** The planner's estimate of a public search's matches (`listPage`'s `fixedEstimate`). */

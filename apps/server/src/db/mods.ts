@@ -8,16 +8,7 @@ import type { AnySelect } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
-import {
-  boundedStatement,
-  FIXED_SORTS,
-  type FixedPageAt,
-  type FixedSortBy,
-  fixedSort,
-  perSortAndOrder,
-  sortValueSql,
-  walkStatement,
-} from "./paging.js";
+import { boundedPages, type FixedPageAt, type FixedSortBy, walkPages } from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { searchTextCondition, searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -286,23 +277,12 @@ export const modColumnsSql = (row: string) =>
     })
     .join(", ");
 
-/** The catalogue search's walk settings and columns of each sort and order; a request adds its filter. */
-const catalogueWalks = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
-  const { column, type } = fixedSort(sortBy);
-  return {
-    table: "mods" as const,
-    where: () => "true",
-    column,
-    type,
-    order,
-    columns: `${modColumnsSql("t")}, ${sortValueSql(`t.${column}`, type)} as "sortValue", t.id as "cursorId"`,
-  };
-});
+const catalogueSearches = walkPages({ table: "mods", where: () => "true", columns: modColumnsSql });
 
 /**
  * A page of a search or a tag filter of the catalogue, one fixed statement per sort, order and
- * shape of the filter (`walkStatement`, which writes its text around the filter): the sort index
- * walked a bounded distance, each mod tested, else every match from the trigram and tag indexes.
+ * shape of the filter (`walkPages`): the sort index walked a bounded distance, each mod tested,
+ * else every match from the trigram and tag indexes.
  */
 export function catalogueSearchPage(
   sortBy: FixedSortBy,
@@ -310,35 +290,24 @@ export function catalogueSearchPage(
   filter: { search: string | undefined; tags: string[] },
   at: FixedPageAt,
 ): CompiledQuery {
-  return walkStatement(
-    {
-      ...catalogueWalks[sortBy][order],
-      filter: (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
-    },
+  return catalogueSearches(
+    sortBy,
+    order,
+    (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
     at,
   );
 }
 
-/** The whole catalogue's page statement of each sort and order (`cataloguePage`). */
-const cataloguePages = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
-  const sort = fixedSort(sortBy);
-  return boundedStatement({
-    table: "mods",
-    where: "true",
-    sort,
-    order,
-    columns: `${modColumnsSql("mods")}, ${sortValueSql(`mods.${sort.column}`, sort.type)} as "sortValue", mods.id as "cursorId"`,
-    statistics: "'mods'::regclass",
-  });
-});
-
 /**
- * A page of the whole catalogue, one fixed statement per sort and order (`boundedStatement`): the
+ * A page of the whole catalogue, one fixed statement per sort and order (`boundedPages`): the
  * table's row count stands for the total above the exact count.
  */
-export function cataloguePage(sortBy: FixedSortBy, order: "asc" | "desc", at: FixedPageAt): CompiledQuery {
-  return cataloguePages[sortBy][order](at);
-}
+export const cataloguePage = boundedPages({
+  table: "mods",
+  where: "true",
+  columns: modColumnsSql,
+  statistics: "'mods'::regclass",
+});
 
 /** The planner's estimate of the matches of a catalogue search or tag filter (`listPage`'s `fixedEstimate`). */
 export function catalogueSearchEstimate(filter: { search: string | undefined; tags: string[] }): CompiledQuery {

@@ -112,7 +112,7 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * short.
    *
    * `modpacks`: the modpacks' rows, read by primary key once the page is cut (the public search
-   * writes this walk out instead, `walkStatement`; the modpacks holding a mod keep it). `link`: one
+   * writes this walk out instead, `walkPages`; the modpacks holding a mod keep it). `link`: one
    * modpack's links (`modpack_mods as link`), whose page columns the walk carries and
    * `completePage` completes with their mods (a list without `completePage` cannot walk links).
    */
@@ -161,11 +161,11 @@ export interface FixedPageAt {
 }
 
 /** The sorts a list of the catalogue or of public modpacks offers (`sortBy`). */
-export const FIXED_SORTS = ["createdAt", "updatedAt", "name"] as const;
+const FIXED_SORTS = ["createdAt", "updatedAt", "name"] as const;
 export type FixedSortBy = (typeof FIXED_SORTS)[number];
 
 /** A catalogue list's sort (`sortBy`) as a fixed statement names it: the snake_case column and its type. */
-export function fixedSort(sortBy: FixedSortBy): { column: string; type: SortType } {
+function fixedSort(sortBy: FixedSortBy): { column: string; type: SortType } {
   if (sortBy === "name") return { column: "name", type: "text" };
   return { column: sortBy === "createdAt" ? "created_at" : "updated_at", type: "timestamptz" };
 }
@@ -187,7 +187,7 @@ export const afterSql = (
 ) => `(${row}.${sort.column}, ${row}.id) ${order === "asc" ? ">" : "<"} (${value}::${sort.type}, ${id}::uuid)`;
 
 /** One thing per sort a list offers and per order: its statement, or what its statement is written from. */
-export type PerSortAndOrder<S extends string, T> = Record<S, Record<"asc" | "desc", T>>;
+type PerSortAndOrder<S extends string, T> = Record<S, Record<"asc" | "desc", T>>;
 
 /**
  * Writes what a list's statement needs for each of its sorts and both orders, once, when its module
@@ -203,71 +203,79 @@ export function perSortAndOrder<S extends string, T>(
   ) as PerSortAndOrder<S, T>;
 }
 
+/** A fixed page's columns: the row's own (`columns`), then its sort value and id for the next cursor. */
+const pageColumns = (columns: (row: string) => string, row: string, sort: { column: string; type: SortType }) =>
+  `${columns(row)}, ${sortValueSql(`${row}.${sort.column}`, sort.type)} as "sortValue", ${row}.id as "cursorId"`;
+
 /**
  * A page of an unfiltered list that grows with the catalogue (`bounded`), as one fixed statement
  * (`fixedPage`): the sort's index walked to the page, a count that stops one past
  * EXACT_COUNT_LIMIT, and the row count Postgres's statistics keep of `statistics` (a relation
  * holding exactly the list's rows) for the total above it. `$1` the rows to read, `$2` the offset,
- * `$3` and `$4` a cursor's sort value and id. Its two texts, with and without a cursor, are written
- * once, here; it returns a function that picks one for each page.
+ * `$3` and `$4` a cursor's sort value and id. Every sort's and order's two texts, with and without
+ * a cursor, are written once, here (`perSortAndOrder`); the answered function picks one a page.
  */
-export function boundedStatement(list: {
+export function boundedPages(list: {
   table: "mods" | "modpacks";
   /** The list's rows, as a condition on `table`. */
   where: string;
-  sort: { column: string; type: SortType };
-  order: "asc" | "desc";
-  /** The page's columns of `table`, `sortValue` and `cursorId` among them. */
-  columns: string;
+  /** The page's columns of the row named `row`. */
+  columns: (row: string) => string;
   /** The relation whose statistics count the list's rows, as an oid expression. */
   statistics: string;
-}): (at: FixedPageAt) => CompiledQuery {
-  const { table, where, sort, order } = list;
-  const text = (after: string) => `select ${list.columns},
+}): (sortBy: FixedSortBy, order: "asc" | "desc", at: FixedPageAt) => CompiledQuery {
+  const { table, where } = list;
+  const pages = perSortAndOrder(FIXED_SORTS, (sortBy, order) => {
+    const sort = fixedSort(sortBy);
+    const text = (after: string) => `select ${pageColumns(list.columns, table, sort)},
     (select count(*)::int from (select 1 from ${table} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matching) as "boundedCount",
     (select reltuples from pg_class where oid = ${list.statistics}) as estimate
   from ${table} where ${where} ${after}
   ${orderSql(`${table}.${sort.column}`, `${table}.id`, order)} limit $1 offset $2`;
-  const first = text("");
-  const later = text(`and ${afterSql(table, sort, order, "$3", "$4")}`);
-  return ({ position, rows, offset }) =>
-    position
-      ? CompiledQuery.raw(later, [rows, offset, position.value, position.id])
-      : CompiledQuery.raw(first, [rows, offset]);
+    return { first: text(""), later: text(`and ${afterSql(table, sort, order, "$3", "$4")}`) };
+  });
+  return (sortBy, order, { position, rows, offset }) => {
+    const texts = pages[sortBy][order];
+    return position
+      ? CompiledQuery.raw(texts.later, [rows, offset, position.value, position.id])
+      : CompiledQuery.raw(texts.first, [rows, offset]);
+  };
 }
+
+/** A search's or filter's condition on the row named `row`, its values numbered from `firstParameter`. */
+export type FixedFilter = (row: string, firstParameter: number) => { text: string; values: unknown[] };
 
 /**
  * A filtered list's walk (`sortWalk`) written out as one fixed statement, for a `matched` list's
  * `fixedPage`: the same walk, fallback and count as `readWalk`, without a query built per request.
  * It walks `table`'s sort index through the first `walk` of the list's rows (`where`, from the
- * position on), keeps the first `wanted` that pass `filter`; when fewer do, every match's id and
- * sort value from the filter's own indexes instead, counted and sorted. The page's rows are read
- * by primary key as `t` (`columns`). Parameters: `$1` the rows to read, `$2` the offset, `$3` the
+ * position on), keeps the first `wanted` that pass the filter; when fewer do, every match's id and
+ * sort value from the filter's own indexes instead, counted and sorted. The page's rows are read by
+ * primary key as `t` (`columns`). Parameters: `$1` the rows to read, `$2` the offset, `$3` the
  * matches wanted, `$4` the walk's length, `$5` and `$6` a cursor's sort value and id, then the
- * filter's, whose first number `filter` is given.
+ * filter's. Each sort's columns are written once; the text around a request's filter is written
+ * per request, since the filter's shape varies with its terms.
  */
-export function walkStatement(
-  walk: {
-    table: "mods" | "modpacks";
-    /** The list's rows, as a condition on the row named `row`. */
-    where: (row: string) => string;
-    /** The sort: a column of `table`, its type, its direction. */
-    column: string;
-    type: SortType;
-    order: "asc" | "desc";
-    filter: (row: string, firstParameter: number) => { text: string; values: unknown[] };
-    /** The page's columns of its row `t`, `sortValue` and `cursorId` among them. */
-    columns: string;
-  },
-  { position, rows, offset, wanted, walk: walkRows }: FixedPageAt,
-): CompiledQuery {
-  const { table, column, order } = walk;
-  const sorted = (sort: string, id: string) => orderSql(sort, id, order);
-  const after = position ? `and ${afterSql("r", walk, order, "$5", "$6")}` : "";
-  const filter = walk.filter("r", position ? 7 : 5);
-  const text = `with along as materialized (
+export function walkPages(list: {
+  table: "mods" | "modpacks";
+  /** The list's rows, as a condition on the row named `row`. */
+  where: (row: string) => string;
+  /** The page's columns of the row named `row`. */
+  columns: (row: string) => string;
+}): (sortBy: FixedSortBy, order: "asc" | "desc", filter: FixedFilter, at: FixedPageAt) => CompiledQuery {
+  const { table, where } = list;
+  const columns = Object.fromEntries(
+    FIXED_SORTS.map((sortBy) => [sortBy, pageColumns(list.columns, "t", fixedSort(sortBy))]),
+  ) as Record<FixedSortBy, string>;
+  return (sortBy, order, filterOf, { position, rows, offset, wanted, walk: walkRows }) => {
+    const sort = fixedSort(sortBy);
+    const { column } = sort;
+    const sorted = (by: string, id: string) => orderSql(by, id, order);
+    const after = position ? `and ${afterSql("r", sort, order, "$5", "$6")}` : "";
+    const filter = filterOf("r", position ? 7 : 5);
+    const text = `with along as materialized (
     select r.id, r.${column} as page_sort from (
-      select r.* from ${table} as r where ${walk.where("r")} ${after} ${sorted(`r.${column}`, "r.id")} limit $4
+      select r.* from ${table} as r where ${where("r")} ${after} ${sorted(`r.${column}`, "r.id")} limit $4
     ) as r where ${filter.text}
     ${sorted(`r.${column}`, "r.id")} limit $3
   ), picked as (
@@ -276,15 +284,16 @@ export function walkStatement(
     select * from (
       select id, page_sort, count(*) over () as match_count from (
         select r.id, r.${column} as page_sort from ${table} as r
-        where ${walk.where("r")} ${after} and ${filter.text} offset 0
+        where ${where("r")} ${after} and ${filter.text} offset 0
       ) as match ${sorted("page_sort", "id")} limit $3
     ) as every_match where (select count(*) from along) < $3
   )
-  select ${walk.columns}, picked.match_count as "matchCount"
+  select ${columns[sortBy]}, picked.match_count as "matchCount"
   from picked cross join lateral (select * from ${table} where id = picked.id offset 0) as t
   ${sorted("picked.page_sort", "picked.id")} limit $1 offset $2`;
-  const cursor = position ? [position.value, position.id] : [];
-  return CompiledQuery.raw(text, [rows, offset, wanted, walkRows, ...cursor, ...filter.values]);
+    const cursor = position ? [position.value, position.id] : [];
+    return CompiledQuery.raw(text, [rows, offset, wanted, walkRows, ...cursor, ...filter.values]);
+  };
 }
 
 /** The text of a row's sort value (`sortValue` of a page statement): a timestamp in UTC to the microsecond. */
