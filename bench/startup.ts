@@ -231,8 +231,8 @@ export function startTargets(all: StartSeries[]): { target: string; pass: boolea
       detail: `${median.peakRssMb.toFixed(0)} MB`,
     });
     targets.push({
-      target: `embedded start (${label}): idle RSS ≤ 200 MB`,
-      pass: median.idleRssMb <= 200,
+      target: `embedded start (${label}): idle RSS ≤ 230 MB`,
+      pass: median.idleRssMb <= 230,
       detail: `${median.idleRssMb.toFixed(0)} MB`,
     });
   }
