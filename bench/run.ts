@@ -413,7 +413,7 @@ try {
     };
     for (let round = 0; round < 3; round++) {
       // Each kind goes first in turn (A B, B A, A B): a machine slowing down or speeding up through
-      // the rounds then weighs on both alike, not always on the one that runs second.
+      // the rounds then weighs on both, not always on the one that runs second.
       if (round % 2 === 0) {
         anonymous.push(await measure({}));
         signedIn.push(await measure({ cookie }));
