@@ -1,6 +1,6 @@
 /** The measurements beside the load table: the 1,200-item import and server-file latency. */
 import { type FakeSteam, fakeItem } from "@modpack/server/test/fixtures/steam-api";
-import { percentile } from "./load.js";
+import { median, percentile } from "./load.js";
 
 const DETAILS = "ISteamRemoteStorage/GetPublishedFileDetails/v1";
 const COLLECTIONS = "ISteamRemoteStorage/GetCollectionDetails/v1";
@@ -105,14 +105,9 @@ export async function measureServerFile(
     timings.push(performance.now() - started);
   }
   const sorted = [...timings].sort((a, b) => a - b);
-  const middle = sorted.length / 2;
-  const median =
-    sorted.length % 2 === 0
-      ? ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
-      : (sorted[Math.floor(middle)] ?? 0);
   return {
     count,
-    medianMs: median,
+    medianMs: median(sorted),
     p95Ms: percentile(sorted, 0.95),
     maxMs: sorted.at(-1) ?? 0,
     minMs: sorted[0] ?? 0,

@@ -19,6 +19,7 @@ import { createWorkshopClient } from "@modpack/server/workshop/client";
 import { sql } from "kysely";
 import { modItem, rng } from "./data.js";
 import { createDatabase, databaseUrlOf, dropDatabase } from "./databases.js";
+import { median } from "./load.js";
 
 /** The job asks the workshop for this many items at a time; the seed writes them the same way. */
 const BATCH = 100;
@@ -29,12 +30,6 @@ type Variant = (typeof VARIANTS)[number];
 
 /** Milliseconds of the job's run on each database in one round. */
 export type RewriteRound = { round: number } & Record<Variant, number>;
-
-const median = (values: number[]) => {
-  const sorted = values.toSorted((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /** The stand-in items of round `round`: new names and descriptions, the same in-game ids and tags. */
 function roundItems(mods: number, round: number): FakeItem[] {

@@ -38,6 +38,14 @@ export function percentile(sorted: ArrayLike<number>, fraction: number): number 
   return sorted[index] as number;
 }
 
+/** The middle value, or the mean of the two middle ones; NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;

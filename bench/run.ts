@@ -33,7 +33,7 @@ import { type Capture, captureSql, describeCapture, type Steps } from "./capture
 import { createDatabase, dropDatabase } from "./databases.js";
 import { type Endpoint, type EndpointId, endpoints, WORDS } from "./endpoints.js";
 import { measureImport, measureRevalidation, measureServerFile, type RevalidationResult } from "./extras.js";
-import { type LoadResult, mergeLoads, runLoad } from "./load.js";
+import { type LoadResult, median, mergeLoads, runLoad } from "./load.js";
 import {
   benchDir,
   type Child,
@@ -424,20 +424,24 @@ try {
       sampleLoad();
     }
     // Medians of the rounds: the machine is shared, so a single pair is mostly noise.
-    const median = (results: ComparedRun[], key: "rps" | "p50" | "cpuMsPerRequest") =>
-      [...results.map((result) => result[key])].sort((a, b) => a - b)[Math.floor(results.length / 2)] ?? Number.NaN;
-    const cost = (key: "p50" | "cpuMsPerRequest") =>
-      (100 * (median(signedIn, key) - median(anonymous, key))) / median(anonymous, key);
+    const medians = (runs: ComparedRun[]) => ({
+      rps: median(runs.map((run) => run.rps)),
+      p50: median(runs.map((run) => run.p50)),
+      cpu: median(runs.map((run) => run.cpuMsPerRequest)),
+    });
+    const open = medians(anonymous);
+    const signed = medians(signedIn);
+    const more = (key: keyof typeof open) => (100 * (signed[key] - open[key])) / open[key];
     comparison = {
       anonymous,
       signedIn,
       // Positive: signed-in costs more (fewer req/s, higher p50, more CPU per request).
-      rpsCostPct: (100 * (median(anonymous, "rps") - median(signedIn, "rps"))) / median(anonymous, "rps"),
-      p50CostPct: cost("p50"),
-      cpuCostPct: cost("cpuMsPerRequest"),
+      rpsCostPct: -more("rps"),
+      p50CostPct: more("p50"),
+      cpuCostPct: more("cpu"),
     };
     log(
-      `signed-in vs anonymous (GET /modpacks/public?limit=20, 16 connections): ${median(anonymous, "rps").toFixed(0)} vs ${median(signedIn, "rps").toFixed(0)} req/s (${comparison.rpsCostPct.toFixed(1)} % fewer), p50 ${median(anonymous, "p50").toFixed(2)} vs ${median(signedIn, "p50").toFixed(2)} ms (${comparison.p50CostPct.toFixed(1)} % higher), CPU ${median(anonymous, "cpuMsPerRequest").toFixed(3)} vs ${median(signedIn, "cpuMsPerRequest").toFixed(3)} ms a request (${comparison.cpuCostPct.toFixed(1)} % more)`,
+      `signed-in vs anonymous (GET /modpacks/public?limit=20, 16 connections): ${open.rps.toFixed(0)} vs ${signed.rps.toFixed(0)} req/s (${comparison.rpsCostPct.toFixed(1)} % fewer), p50 ${open.p50.toFixed(2)} vs ${signed.p50.toFixed(2)} ms (${comparison.p50CostPct.toFixed(1)} % higher), CPU ${open.cpu.toFixed(3)} vs ${signed.cpu.toFixed(3)} ms a request (${comparison.cpuCostPct.toFixed(1)} % more)`,
     );
   }
   for (const endpoint of writes) await drive(endpoint);

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { nodeFlags } from "@modpack/server/node-flags";
 import pg from "pg";
 import { databaseUrlOf } from "./databases.js";
+import { median } from "./load.js";
 import { buildServer, cpuMsOf, memoryOf, repoRoot } from "./processes.js";
 
 export const serverEntry = path.join(repoRoot, "apps/server/dist/main.js");
@@ -132,11 +133,6 @@ export async function measureStart(env: Record<string, string>, idleMs = 3000): 
       clearTimeout(timer);
     }
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 function series(label: string, runs: StartFigures[]): StartSeries {
