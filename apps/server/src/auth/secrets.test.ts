@@ -21,7 +21,7 @@ describe("hashSecret", () => {
 });
 
 describe("generated secrets", () => {
-  it("are 256 random bits in lowercase base32, API tokens prefixed, each hashed once", () => {
+  it("are 256 random bits in lowercase base32; an API token is prefixed and issued with its hash", () => {
     const secrets = new Set(Array.from({ length: 200 }, () => generateSecret()));
     expect(secrets.size).toBe(200);
     for (const secret of secrets) expect(secret).toMatch(/^[a-z2-7]{52}$/);

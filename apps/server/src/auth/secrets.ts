@@ -14,9 +14,9 @@ export function generateSecret(prefix = ""): string {
 
 /**
  * What the database keeps of a secret: the SHA-256 of its UTF-8 bytes, hex-encoded. Every signed-in
- * request hashes its token to find its cached session, so this is Node's one-shot native hash: a
- * SHA-256 written in JavaScript made the signed-in request measurably costlier than an anonymous one
- * (`pnpm bench`'s signed-in comparison).
+ * request hashes its token to find its cached session, so this is Node's native one-shot hash: a
+ * SHA-256 in JavaScript costs several times as much a call, a cost `pnpm bench`'s signed-in
+ * comparison shows.
  */
 export function hashSecret(secret: string): string {
   return hash("sha256", secret, "hex");
