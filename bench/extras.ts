@@ -107,7 +107,7 @@ export async function measureServerFile(
   const sorted = [...timings].sort((a, b) => a - b);
   return {
     count,
-    medianMs: median(sorted),
+    medianMs: median(timings),
     p95Ms: percentile(sorted, 0.95),
     maxMs: sorted.at(-1) ?? 0,
     minMs: sorted[0] ?? 0,
