@@ -219,25 +219,32 @@ export function defineRoute<
   return definition as unknown as Route;
 }
 
+/** The input of a route that takes no params or no query: one schema, built and compiled by zod once. */
+const noFields = z.object({});
+
 /**
- * Serves one request of a route: the procedures' steps in their order (authenticate → permission →
- * parse params and query, a 400 with the issues), then its handler; every refusal is answered
- * through `sendError`.
+ * A route's Fastify handler: the procedures' steps in their order (authenticate → permission → parse
+ * params and query, a 400 with the issues), then its handler; every refusal is answered through
+ * `sendError`. What a route needs is decided when it is registered, not on each request.
  */
-async function handle(route: Route, request: FastifyRequest, reply: FastifyReply, authenticate: Authenticate) {
+function routeHandler(route: Route, authenticate: Authenticate) {
   const admission = routeAdmission(route);
-  let caller: Caller | null = null;
-  try {
-    const credentials = admission.signedIn || route.optionalCaller ? await authenticate(request, reply) : null;
-    caller = admit(credentials, admission);
-  } catch (refusal) {
-    return sendError(reply, refusal);
-  }
-  const params = (route.params ?? z.object({})).safeParse(request.params ?? {});
-  if (!params.success) return sendError(reply, invalidInput(params.error));
-  const query = (route.query ?? z.object({})).safeParse(request.query ?? {});
-  if (!query.success) return sendError(reply, invalidInput(query.error));
-  return route.handler({ request, reply, caller, params: params.data, query: query.data });
+  const readsCaller = admission.signedIn || route.optionalCaller === true;
+  const paramsSchema = route.params ?? noFields;
+  const querySchema = route.query ?? noFields;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    let caller: Caller | null = null;
+    try {
+      caller = admit(readsCaller ? await authenticate(request, reply) : null, admission);
+    } catch (refusal) {
+      return sendError(reply, refusal);
+    }
+    const params = paramsSchema.safeParse(request.params ?? {});
+    if (!params.success) return sendError(reply, invalidInput(params.error));
+    const query = querySchema.safeParse(request.query ?? {});
+    if (!query.success) return sendError(reply, invalidInput(query.error));
+    return route.handler({ request, reply, caller, params: params.data, query: query.data });
+  };
 }
 
 /** The Fastify form of a document path: `{exportId}` becomes `:exportId`. */
@@ -271,7 +278,7 @@ export function routeModule(
         config: { ...route.config, ...routeLimit?.config },
         ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
         ...(routeLimit ? { onRequest: routeLimit.onRequest } : {}),
-        handler: (request, reply) => handle(route, request, reply, authenticate ?? (async () => null)),
+        handler: routeHandler(route, authenticate ?? (async () => null)),
       });
     }
   };
