@@ -59,7 +59,7 @@ import {
 class SeedOnly extends Error {}
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres";
-/** The lists' p99 at 16 connections, and how far above the baseline's own it may be where that is above the bound. */
+/** The lists' p99 at 16 connections: at most a quarter above the baseline's own, and never asked to be under 25 ms. */
 const P99_BOUND_MS = 25;
 const P99_OVER_BASELINE = 1.25;
 /** A read's share of the baseline's req/s, and its CPU per request at most this many times the baseline's. */
@@ -573,14 +573,15 @@ try {
   for (const row of rows) {
     const endpoint = list.find((item) => item.id === row.endpoint);
     if (endpoint?.list && row.connections === 16) {
-      // The bound is 25 ms; where the machine does not let even the bare baseline make 25 ms, it is
-      // the baseline's own p99 in the same run with a quarter on top (see README).
+      // The baseline's own p99 in the same run with a quarter on top, or 25 ms where that is lower: a
+      // bound without a step, so the verdict does not turn on which side of 25 ms the baseline's
+      // p99 happened to fall (see README).
       const baseP99 = row.baseline?.p99;
-      const bound = baseP99 !== undefined && baseP99 > P99_BOUND_MS ? P99_OVER_BASELINE * baseP99 : P99_BOUND_MS;
+      const bound = Math.max(P99_BOUND_MS, baseP99 === undefined ? 0 : P99_OVER_BASELINE * baseP99);
       targets.push({
-        target: `p99 ≤ ${P99_BOUND_MS} ms (or ≤ ${P99_OVER_BASELINE} × the baseline's where it is above) at 16 connections: ${row.endpoint}`,
+        target: `p99 ≤ ${P99_OVER_BASELINE} × the baseline's, or ≤ ${P99_BOUND_MS} ms, at 16 connections: ${row.endpoint}`,
         pass: row.service.p99 <= bound,
-        detail: `${row.service.p99.toFixed(1)} ms${baseP99 === undefined ? "" : `, baseline ${baseP99.toFixed(1)} ms`}`,
+        detail: `${row.service.p99.toFixed(1)} ms${baseP99 === undefined ? "" : `, baseline ${baseP99.toFixed(1)} ms`}, bound ${bound.toFixed(1)} ms`,
       });
     }
   }
