@@ -18,7 +18,7 @@ export interface Endpoint {
   signedIn: boolean;
   /** A read: the "≥ 80 % of baseline" and "≤ 1.5 × the baseline's CPU per request" targets apply. */
   read: boolean;
-  /** A list endpoint: the p99 target at 16 connections applies (25 ms, or relative to the baseline's; see README). */
+  /** A list endpoint: the p99 target at 16 connections applies (the larger of 25 ms and a quarter above the baseline's; see README). */
   list: boolean;
   /** A varying JSON body, for writes. */
   body?: (n: number) => Record<string, unknown>;

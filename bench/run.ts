@@ -577,7 +577,10 @@ try {
       // bound without a step, so the verdict does not turn on which side of 25 ms the baseline's
       // p99 happened to fall (see README).
       const baseP99 = row.baseline?.p99;
-      const bound = Math.max(P99_BOUND_MS, baseP99 === undefined ? 0 : P99_OVER_BASELINE * baseP99);
+      const bound = Math.max(
+        P99_BOUND_MS,
+        baseP99 !== undefined && Number.isFinite(baseP99) ? P99_OVER_BASELINE * baseP99 : 0,
+      );
       targets.push({
         target: `p99 ≤ ${P99_OVER_BASELINE} × the baseline's, or ≤ ${P99_BOUND_MS} ms, at 16 connections: ${row.endpoint}`,
         pass: row.service.p99 <= bound,

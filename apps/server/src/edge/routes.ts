@@ -208,7 +208,7 @@ function operationOf(definition: Route): ZodOpenApiOperationObject {
 
 /**
  * Declares a plain Fastify route the way procedures are declared: its path, who may call it, its
- * zod params and query, and its responses. `routeModule` serves it (`handle`) and documents it
+ * zod params and query, and its responses. `routeModule` serves it (`routeHandler`) and documents it
  * with the OpenAPI operation `operationOf` generates.
  */
 export function defineRoute<
