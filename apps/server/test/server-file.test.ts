@@ -274,7 +274,10 @@ describe("ETag and If-None-Match on the current file", () => {
 
   it("changes on every kind of change to the file and on no other", async () => {
     const modIds = ["EtagOne", "EtagTwo"];
-    const one = await seedMod("One", [modIds[0]!]);
+    // A requirement the catalogue does not have yet: the header names it by its workshop id alone.
+    workshopCounter += 1;
+    const requiredWorkshopId = String(workshopCounter);
+    const one = await seedMod("One", [modIds[0]!], { requiredWorkshopIds: [requiredWorkshopId] });
     const two = await seedMod("Two", [modIds[1]!, "EtagTwo_b"]);
     workshopCounter += 1;
     const linkedWorkshopId = String(workshopCounter);
@@ -323,6 +326,19 @@ describe("ETag and If-None-Match on the current file", () => {
           }),
       },
       {
+        // Moves no row of the modpack: the read version follows the catalogue's titles of its
+        // missing requirements, and so must the file.
+        name: "a missing requirement entering the catalogue",
+        changesFile: true,
+        act: () => {
+          steam.items.set(
+            requiredWorkshopId,
+            fakeMod(requiredWorkshopId, { title: "Etag Needed", modIds: ["EtagNeeded"] }),
+          );
+          return send("POST", "/mods", owner, { modAtribute: requiredWorkshopId });
+        },
+      },
+      {
         name: "a catalogue refresh of a linked mod",
         changesFile: true,
         act: async () => {
@@ -355,6 +371,7 @@ describe("ETag and If-None-Match on the current file", () => {
     }
     const file = await get(`/modpacks/${id}/server-file?version=42x`, owner);
     expect(file.body).toContain("Mods=\\EtagTwo_b;\\EtagOne;\\LinkedRenamed\n");
+    expect(file.body).toContain(`requires workshop item ${requiredWorkshopId} ("Etag Needed")`);
   });
 });
 

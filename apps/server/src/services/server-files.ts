@@ -4,10 +4,12 @@ import {
   conflict,
   type GameVersion,
   type IdForm,
+  type ModpackAccess,
   notFound,
   type ServerFilePatch,
 } from "@modpack/contract";
 import { sql } from "kysely";
+import { LRUCache } from "lru-cache";
 import type { Db } from "../db/database.js";
 import { loadEffectiveConfiguration } from "../db/export-configurations.js";
 import { checkConfiguration } from "../db/modpack-check.js";
@@ -80,23 +82,21 @@ async function revisionConfiguration(db: Db, modpackId: string, revision: number
 }
 
 /**
- * The server file of a modpack the caller may read (anyone, for a public one): rendered from the
- * effective configuration with the export's rule and header, but with no generation time, so the
- * same modpack always gives the same bytes. Pinned to a revision, it is rendered from that
- * revision's state alone, and its header names the revision and carries no finding, so its bytes
- * never change; the check (of the revision's mods, today) is still in `findings`. A modpack whose
- * check finds errors still renders.
+ * The server file of a modpack the caller may read (anyone, for a public one), the resource rule
+ * already applied (`access`): rendered from the effective configuration with the export's rule and
+ * header, but with no generation time, so the same modpack always gives the same bytes. Pinned to a
+ * revision, it is rendered from that revision's state alone, and its header names the revision and
+ * carries no finding, so its bytes never change; the check (of the revision's mods, today) is still
+ * in `findings`. A modpack whose check finds errors still renders.
  */
-export async function currentServerFile(
+export async function renderCurrentServerFile(
   db: Db,
-  caller: Caller | null,
-  modpackId: string,
+  access: ModpackAccess,
   request: ServerFileRequest,
 ): Promise<CurrentServerFile> {
   const { version, idForm } = request;
-  const modpack = await authorizeModpack(db, caller, modpackId, "read");
-  const newest = modpack.modpack.revision;
-  const lastGood = modpack.modpack.lastGoodRevision[version];
+  const newest = access.modpack.revision;
+  const lastGood = access.modpack.lastGoodRevision[version];
   if (request.revision === "last-good" && lastGood === null) {
     throw conflict(`No revision of this modpack has started cleanly on ${version} yet`);
   }
@@ -105,12 +105,12 @@ export async function currentServerFile(
   if (revision !== undefined && (revision < 0 || revision > newest)) throw notFound("Revision not found");
   const effective =
     revision === undefined
-      ? await loadEffectiveConfiguration(db, modpack.id)
-      : await revisionConfiguration(db, modpack.id, revision);
+      ? await loadEffectiveConfiguration(db, access.id)
+      : await revisionConfiguration(db, access.id, revision);
   const check = await checkConfiguration(db, effective, version);
   const findings = check.findings.filter((finding) => finding.severity !== "info");
   const { content, header, lines } = renderServerFileWithReport({
-    modpack: { id: modpack.id, name: modpack.name },
+    modpack: { id: access.id, name: access.name },
     revision,
     version,
     idForm,
@@ -141,17 +141,14 @@ async function cataloguedMapFolders(db: Db, folders: string[]): Promise<Set<stri
 
 /**
  * The owner's whole `servertest.ini` with the modpack's current `Mods=`, `WorkshopItems=` and
- * `Map=` written into it (see `patchServerFile`); `Map=` keeps the owner's own map folders, those
- * no mod of the catalogue lists. Nothing of the uploaded file is stored.
+ * `Map=` (of `file`) written into it (see `patchServerFile`); `Map=` keeps the owner's own map
+ * folders, those no mod of the catalogue lists. Nothing of the uploaded file is stored.
  */
 export async function patchedServerFile(
   db: Db,
-  caller: Caller | null,
-  modpackId: string,
-  request: ServerFileRequest,
+  file: CurrentServerFile,
   text: string,
 ): Promise<ServerFilePatch & { errors: number; revision: number }> {
-  const file = await currentServerFile(db, caller, modpackId, request);
   const current = readEntries(text, "Map") ?? [];
   const theirs = current.filter((folder) => folder !== BASE_MAP && !file.lines.map.includes(folder));
   const map = mergeMap(file.lines.map, current, await cataloguedMapFolders(db, [...new Set(theirs)]));
@@ -159,22 +156,48 @@ export async function patchedServerFile(
   return { ...patched, errors: file.errors, revision: file.revision };
 }
 
+/** The most text the current files kept in memory hold together, in UTF-16 units of their `ini`. */
+const RENDERED_FILES_TEXT = 2 * 1024 * 1024;
+
 /**
  * The current server file and its patch, through the modpack check's bound (`checkGate`, the one
- * the checks use): rendering one checks the modpack.
+ * the checks use): rendering one checks the modpack. The resource rule is applied once, and the
+ * modpack's read version it reads names the file: the version moves with everything a current file
+ * is made of (its links, their catalogue rows, the titles of missing requirements, its export
+ * configuration, its start reports: migrations 0008 and 0018), so a file rendered for a version is
+ * the file of that version, and a script fetching it on every start, or revalidating it, is
+ * answered without checking the modpack again. A file pinned to a revision is rendered each time:
+ * its findings are today's check of mods the modpack may no longer hold, whose changes move no
+ * version of it.
  */
 export function serverFilesService(db: Db, gate: WorkGate) {
+  const rendered = new LRUCache<string, CurrentServerFile>({
+    maxSize: RENDERED_FILES_TEXT,
+    sizeCalculation: (file) => file.ini.length,
+  });
+  async function current(
+    caller: Caller | null,
+    modpackId: string,
+    request: ServerFileRequest,
+  ): Promise<CurrentServerFile> {
+    const access = await authorizeModpack(db, caller, modpackId, "read");
+    if (request.revision !== undefined) return gate.run(() => renderCurrentServerFile(db, access, request));
+    const key = `${access.id} ${access.version} ${request.version} ${request.idForm ?? ""}`;
+    const known = rendered.get(key);
+    if (known) return known;
+    const file = await gate.run(() => renderCurrentServerFile(db, access, request));
+    rendered.set(key, file);
+    return file;
+  }
   return {
-    current(caller: Caller | null, modpackId: string, request: ServerFileRequest): Promise<CurrentServerFile> {
-      return gate.run(() => currentServerFile(db, caller, modpackId, request));
-    },
-    patch(
+    current,
+    async patch(
       caller: Caller | null,
       modpackId: string,
       request: ServerFileRequest,
       text: string,
     ): Promise<ServerFilePatch & { errors: number; revision: number }> {
-      return gate.run(() => patchedServerFile(db, caller, modpackId, request, text));
+      return patchedServerFile(db, await current(caller, modpackId, request), text);
     },
   };
 }
