@@ -96,12 +96,15 @@ export async function registerRateLimits(
   // A group whose own limit is 0 spends the general budget.
   const budgetOf = (group: LimitGroup): LimitGroup => (group === "none" || own[group] > 0 ? group : "general");
   const maxOf = (group: LimitGroup) => own[budgetOf(group)];
-  const optionsOf = (group: LimitGroup): RateLimitOptions => ({
-    max: maxOf(group),
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) => `${budgetOf(group)}:${request.limitKey}`,
-    errorResponseBuilder: (_request, context) => tooManyRequests(context.after),
-  });
+  const optionsOf = (group: LimitGroup): RateLimitOptions => {
+    const budget = budgetOf(group);
+    return {
+      max: own[budget],
+      timeWindow: WINDOW_MS,
+      keyGenerator: (request) => `${budget}:${request.limitKey}`,
+      errorResponseBuilder: (_request, context) => tooManyRequests(context.after),
+    };
+  };
   const checks = new Map<LimitGroup, ReturnType<FastifyInstance["createRateLimit"]>>();
   for (const group of ["general", "signIn", "workshop", "memberAdd", "webhook"] as const) {
     if (maxOf(group) > 0) checks.set(group, app.createRateLimit(optionsOf(group)));
