@@ -160,20 +160,28 @@ export async function patchedServerFile(
 const RENDERED_FILES_TEXT = 2 * 1024 * 1024;
 
 /**
- * The current server file and its patch, through the modpack check's bound (`checkGate`, the one
- * the checks use): rendering one checks the modpack. The resource rule is applied once, and the
- * modpack's read version it reads names the file: the version moves with everything a current file
- * is made of (its links, their catalogue rows, the titles of missing requirements, its export
- * configuration, its start reports: migrations 0008 and 0018), so a file rendered for a version is
- * the file of that version, and a script fetching it on every start, or revalidating it, is
- * answered without checking the modpack again. A file pinned to a revision is rendered each time:
- * its findings are today's check of mods the modpack may no longer hold, whose changes move no
- * version of it.
+ * How long a kept file is trusted. A catalogue write and a new link racing each other can leave a
+ * missing requirement's title unseen by the version; a file of that version is rendered again
+ * after this long.
+ */
+const RENDERED_FILE_TTL_MS = 10 * 60_000;
+
+/**
+ * The current server file and its patch. Rendering one checks the modpack, so it goes through the
+ * modpack check's bound (`checkGate`, the one the checks use), and so does a patch's own work on
+ * the uploaded file. The resource rule is applied once, and the modpack's read version it reads
+ * names the file: the version moves with everything a current file is made of (the modpack's name
+ * and revision, its links, their catalogue rows, the titles of missing requirements, its export
+ * configuration: migrations 0008 and 0018), so a file rendered for a version is the file of that
+ * version, and a script fetching it on every start, or revalidating it, is answered without
+ * checking the modpack again. A file pinned to a revision is rendered each time: its findings are
+ * today's check of mods the modpack may no longer hold, whose changes move no version of it.
  */
 export function serverFilesService(db: Db, gate: WorkGate) {
   const rendered = new LRUCache<string, CurrentServerFile>({
     maxSize: RENDERED_FILES_TEXT,
     sizeCalculation: (file) => file.ini.length,
+    ttl: RENDERED_FILE_TTL_MS,
   });
   async function current(
     caller: Caller | null,
@@ -197,7 +205,8 @@ export function serverFilesService(db: Db, gate: WorkGate) {
       request: ServerFileRequest,
       text: string,
     ): Promise<ServerFilePatch & { errors: number; revision: number }> {
-      return patchedServerFile(db, await current(caller, modpackId, request), text);
+      const file = await current(caller, modpackId, request);
+      return gate.run(() => patchedServerFile(db, file, text));
     },
   };
 }
