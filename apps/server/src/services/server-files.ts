@@ -89,7 +89,7 @@ async function revisionConfiguration(db: Db, modpackId: string, revision: number
  * carries no finding, so its bytes never change; the check (of the revision's mods, today) is still
  * in `findings`. A modpack whose check finds errors still renders.
  */
-export async function renderCurrentServerFile(
+async function renderCurrentServerFile(
   db: Db,
   access: ModpackAccess,
   request: ServerFileRequest,
@@ -144,7 +144,7 @@ async function cataloguedMapFolders(db: Db, folders: string[]): Promise<Set<stri
  * `Map=` (of `file`) written into it (see `patchServerFile`); `Map=` keeps the owner's own map
  * folders, those no mod of the catalogue lists. Nothing of the uploaded file is stored.
  */
-export async function patchedServerFile(
+async function patchedServerFile(
   db: Db,
   file: CurrentServerFile,
   text: string,
