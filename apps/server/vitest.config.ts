@@ -5,6 +5,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["@modpack/source"] } },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    // Migrates one database for the run; each test file's database is a copy of it.
+    globalSetup: ["test/support/global-setup.ts"],
     // Bounded, but generous: on a loaded 2-core machine one test that starts its own service can take a while.
     testTimeout: 120_000,
     hookTimeout: 180_000,

@@ -140,7 +140,8 @@ async function main(): Promise<void> {
       fakeItem(id, { title: `Load Mod ${index}`, tags: ["Build 41", index % 2 ? "Weapons" : "Maps"] }),
     );
   }
-  const database = await createTestDatabase();
+  // Outside a test run there is no migrated copy to start from: the service's start migrates it.
+  const database = await createTestDatabase({ empty: true });
   let server: ServiceProcess | undefined;
   const failures: string[] = [];
   try {

@@ -39,7 +39,8 @@ let service: ServiceProcess;
 
 beforeAll(async () => {
   ensureBuilt();
-  database = await createTestDatabase();
+  // What a server owner's first start meets: a database nothing has migrated.
+  database = await createTestDatabase({ empty: true });
   dataRoot = await mkdtemp(path.join(tmpdir(), "mcs-built-"));
   // A new embedded database starts from the template the build made, or Postgres when the suite runs on it.
   service = await startServiceProcess(

@@ -410,12 +410,8 @@ describe("the server killed with SIGKILL mid-import", () => {
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    if (hasPostgres) {
-      database = await createTestDatabase();
-    } else {
-      dataDir = await mkdtemp(path.join(tmpdir(), "mcs-faults-kill-"));
-      database = { url: undefined, dataDir, drop: async () => {} };
-    }
+    if (!hasPostgres) dataDir = await mkdtemp(path.join(tmpdir(), "mcs-faults-kill-"));
+    database = await createTestDatabase(dataDir ? { dataDir } : {});
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

@@ -205,12 +205,8 @@ describe("a worker killed mid-import", () => {
   let dataDir: string | undefined;
 
   beforeAll(async () => {
-    if (process.env.DATABASE_URL) {
-      database = await createTestDatabase();
-    } else {
-      dataDir = await mkdtemp(path.join(tmpdir(), "mcs-import-kill-"));
-      database = { url: undefined, dataDir, drop: async () => {} };
-    }
+    if (!process.env.DATABASE_URL) dataDir = await mkdtemp(path.join(tmpdir(), "mcs-import-kill-"));
+    database = await createTestDatabase(dataDir ? { dataDir } : {});
   });
   afterAll(async () => {
     await database.drop();

@@ -12,7 +12,7 @@ const log = captureLog();
 beforeAll(async () => {
   // A variable that no longer does anything still starts the service.
   const env: Record<string, string> = { DATABASE_PREPARED_STATEMENTS: "true" };
-  service = await startTestService({ env, logger: log.logger });
+  service = await startTestService({ env, logger: log.logger, emptyDatabase: true });
 });
 afterAll(() => service.stop());
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -39,8 +39,8 @@ export interface DatabaseOptions {
   poolTimeoutMs?: number | undefined;
   /**
    * A gzipped tarball of an initialized, migrated embedded database (`pnpm build` makes one beside
-   * the built server). A new `dataDir` starts as a copy of it instead of running initdb; a missing
-   * file is no error.
+   * the built server). A new `dataDir`, or one in memory, starts as a copy of it instead of running
+   * initdb; a missing file is no error.
    */
   template?: string | undefined;
 }
@@ -178,11 +178,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // native gunzip and plain file writes, instead of through PGlite's WebAssembly file system. At
     // once and in small reads: nothing else waits on the process yet, and tar's streams and large
     // default reads grew the process's memory for as long as it ran.
-    if (isNew && options.template && existsSync(options.template)) {
-      extract({ file: options.template, cwd: dataDir, preserveOwner: false, sync: true, maxReadSize: 256 * 1024 });
+    const template = options.template && existsSync(options.template) ? options.template : undefined;
+    if (isNew && template) {
+      extract({ file: template, cwd: dataDir, preserveOwner: false, sync: true, maxReadSize: 256 * 1024 });
     }
+    // A database in memory has no directory to unpack into: PGlite loads the same tarball itself
+    // (its type says it is gzipped).
+    const loadDataDir =
+      inMemory && template ? new Blob([await readFile(template)], { type: "application/gzip" }) : undefined;
     // pg_trgm backs the search index and unaccent the accent-blind search text (migration 0012).
-    pglite = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent }, startParams: embeddedStartParams });
+    pglite = await PGlite.create(dataDir, {
+      extensions: { pg_trgm, unaccent },
+      startParams: embeddedStartParams,
+      ...(loadDataDir && { loadDataDir }),
+    });
   } catch (error) {
     await lock?.release();
     throw error;

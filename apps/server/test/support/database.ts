@@ -1,34 +1,50 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { inject } from "vitest";
 
 export interface TestDatabase {
   /** The connection string of this file's own database, or undefined for the embedded one. */
   url: string | undefined;
-  /** Where the embedded database keeps its files (in memory for tests). */
+  /** Where the embedded database keeps its files: in memory unless the test gave a directory. */
   dataDir: string;
+  /** The tarball the embedded database starts from, or undefined for an empty one. */
+  template: string | undefined;
   drop(): Promise<void>;
+}
+
+/** `adminUrl` naming the database `name` instead. */
+export function databaseUrlOf(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 /**
  * Gives a test file its own database: a fresh Postgres database created from `DATABASE_URL`
- * (and dropped afterwards) when that is set, otherwise an in-memory embedded database.
+ * (and dropped afterwards) when that is set, otherwise an embedded database in memory (or in
+ * `dataDir`, a directory the test made and removes). Each is a
+ * copy of the run's migrated database (test/support/global-setup.ts) unless `empty` asks for one
+ * the service's start has not touched; outside a test run (the load test) only an empty one exists.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { empty?: boolean; dataDir?: string } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) return { url: undefined, dataDir: "memory://", drop: async () => {} };
+  if (!adminUrl) {
+    const template = options.empty ? undefined : inject("embeddedTemplate");
+    return { url: undefined, dataDir: options.dataDir ?? "memory://", template, drop: async () => {} };
+  }
   const name = `mcs_test_${randomBytes(6).toString("hex")}`;
+  const template = options.empty ? undefined : inject("postgresTemplate");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ""}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrlOf(adminUrl, name),
     dataDir: "memory://",
+    template: undefined,
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();

@@ -27,6 +27,8 @@ export interface TestServiceOptions {
   services?: (services: Services) => Services;
   /** Reuse another service's database (a second instance). */
   database?: TestDatabase;
+  /** Start on a database the service's start has never touched, not a copy of the migrated one. */
+  emptyDatabase?: boolean;
   /** The clock sessions and tokens expire by (epoch milliseconds). */
   clock?: () => number;
   /** The logger the service writes to (tests capture its output). */
@@ -39,7 +41,7 @@ export interface TestServiceOptions {
 
 /** Starts the whole service (database, migrations, jobs, HTTP app) on this file's own database. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.database ?? (await createTestDatabase({ empty: options.emptyDatabase === true }));
   const config = loadConfig({
     NODE_ENV: "test",
     LOG_LEVEL: "silent",
@@ -53,6 +55,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...(options.role ? { role: options.role } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     resolveHost: options.resolveHost ?? noResolution,
+    template: database.template,
   });
   if (!runtime.app) throw new Error("the test service has no HTTP app");
   const answers = recordAnswers(runtime.app);
