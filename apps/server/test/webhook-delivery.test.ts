@@ -101,6 +101,15 @@ function specSignature(secret: string, id: string, timestamp: string, body: stri
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
+describe("the delivery queue", () => {
+  it("takes this start's timeout, though an earlier start with the default made the queue", async () => {
+    // This file's database is a copy of the run's migrated one, whose start made every queue with
+    // the default 15 s timeout (an attempt's job expires a minute after its timeout).
+    const queue = await service.runtime.jobs.boss.getQueue(WEBHOOK_DELIVERY_QUEUE);
+    expect(queue).toMatchObject({ expireInSeconds: 120, retryLimit: 1, notify: true });
+  });
+});
+
 describe("a delivery", () => {
   it("is signed the Standard Webhooks way and carries the event envelope", async () => {
     const hook = await webhookOn();

@@ -87,8 +87,17 @@ export async function startJobs(options: {
   boss.on("error", (error) => logger.error({ err: error }, "job queue error"));
   boss.on("warning", (warning) => logger.warn({ warning }, "job queue warning"));
   await boss.start();
+  // `createQueue` leaves a queue that exists as it is, so a start whose settings differ (a webhook
+  // timeout changed since the last start, a database copied from a template) updates it; the
+  // policy is fixed when a queue is made.
+  const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]));
   for (const definition of options.definitions) {
-    await boss.createQueue(definition.queue, { notify: true, ...definition.options });
+    const { policy: _policy, ...settings } = { notify: true, ...definition.options };
+    const queue = existing.get(definition.queue);
+    if (!queue) await boss.createQueue(definition.queue, { notify: true, ...definition.options });
+    else if (Object.entries(settings).some(([name, value]) => queue[name as keyof typeof queue] !== value)) {
+      await boss.updateQueue(definition.queue, settings);
+    }
     if (definition.schedule) {
       await boss.schedule(definition.queue, definition.schedule.cron, definition.schedule.data ?? {});
     }
