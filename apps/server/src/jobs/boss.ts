@@ -87,14 +87,15 @@ export async function startJobs(options: {
   boss.on("error", (error) => logger.error({ err: error }, "job queue error"));
   boss.on("warning", (warning) => logger.warn({ warning }, "job queue warning"));
   await boss.start();
-  // `createQueue` leaves a queue that exists as it is, so a start whose settings differ (a webhook
-  // timeout changed since the last start, a database copied from a template) updates it; the
-  // policy is fixed when a queue is made.
+  // `createQueue` leaves a queue that exists as it is, so a start whose settings differ updates it:
+  // a webhook timeout changed since the last start, or since the build made the template a new
+  // embedded database is copied from. A queue's policy is fixed when it is made.
   const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]));
   for (const definition of options.definitions) {
-    const { policy: _policy, ...settings } = { notify: true, ...definition.options };
+    const queueOptions = { notify: true, ...definition.options };
+    const { policy: _policy, ...settings } = queueOptions;
     const queue = existing.get(definition.queue);
-    if (!queue) await boss.createQueue(definition.queue, { notify: true, ...definition.options });
+    if (!queue) await boss.createQueue(definition.queue, queueOptions);
     else if (Object.entries(settings).some(([name, value]) => queue[name as keyof typeof queue] !== value)) {
       await boss.updateQueue(definition.queue, settings);
     }

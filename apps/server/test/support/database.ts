@@ -22,9 +22,9 @@ export function databaseUrlOf(adminUrl: string, name: string): string {
 /**
  * Gives a test file its own database: a fresh Postgres database created from `DATABASE_URL`
  * (and dropped afterwards) when that is set, otherwise an embedded database in memory (or in
- * `dataDir`, a directory the test made and removes). Each is a
- * copy of the run's migrated database (test/support/global-setup.ts) unless `empty` asks for one
- * the service's start has not touched; outside a test run (the load test) only an empty one exists.
+ * `dataDir`, a directory the test made and removes). Each is a copy of the run's migrated database
+ * (test/support/global-setup.ts) unless `empty` asks for one the service's start has not touched;
+ * outside a test run (the load test) only an empty one exists.
  */
 export async function createTestDatabase(options: { empty?: boolean; dataDir?: string } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.DATABASE_URL;
