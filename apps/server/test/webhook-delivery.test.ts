@@ -107,6 +107,8 @@ describe("the delivery queue", () => {
     // the default 15 s timeout (an attempt's job expires a minute after its timeout).
     const queue = await service.runtime.jobs.boss.getQueue(WEBHOOK_DELIVERY_QUEUE);
     expect(queue).toMatchObject({ expireInSeconds: 120, retryLimit: 1, notify: true });
+    // Updated by this start, not made by it.
+    expect(queue?.updatedOn.getTime()).toBeGreaterThan(queue?.createdOn.getTime() ?? Number.POSITIVE_INFINITY);
   });
 });
 

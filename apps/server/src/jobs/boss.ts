@@ -87,9 +87,10 @@ export async function startJobs(options: {
   boss.on("error", (error) => logger.error({ err: error }, "job queue error"));
   boss.on("warning", (warning) => logger.warn({ warning }, "job queue warning"));
   await boss.start();
-  // `createQueue` leaves a queue that exists as it is, so a start whose settings differ updates it:
-  // a webhook timeout changed since the last start, or since the build made the template a new
-  // embedded database is copied from. A queue's policy is fixed when it is made.
+  // `createQueue` leaves a queue that exists as it is, so a start updates the settings a definition
+  // names where the queue holds others: a webhook timeout changed since the last start, or since
+  // the build made the template a new embedded database is copied from. A queue's policy is fixed
+  // when it is made.
   const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]));
   for (const definition of options.definitions) {
     const queueOptions = { notify: true, ...definition.options };
@@ -106,7 +107,8 @@ export async function startJobs(options: {
   // `send` reads a queue into pg-boss's cache on first use, through pg-boss's own connection; on the
   // embedded database that waits for the lock a caller's open transaction holds, so the first import
   // or export request of an HTTP-only process (no workers to fill the cache) hung the database for
-  // good. `createQueue` empties the cache, so fill it again here for every queue.
+  // good. `createQueue` and `updateQueue` drop their queue from the cache, so fill it again here
+  // for every queue.
   for (const definition of options.definitions) {
     await boss.getJobById(definition.queue, "00000000-0000-0000-0000-000000000000");
     if (definition.atStart) await boss.send(definition.queue, {}, { singletonKey: "at-start" });
