@@ -12,6 +12,17 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Runs one statement on its own connection to `adminUrl` (creating and dropping databases). */
+export async function asAdmin(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 /** `adminUrl` naming the database `name` instead. */
 export function databaseUrlOf(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
@@ -34,25 +45,11 @@ export async function createTestDatabase(options: { empty?: boolean; dataDir?: s
   }
   const name = `mcs_test_${randomBytes(6).toString("hex")}`;
   const template = options.empty ? undefined : inject("postgresTemplate");
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}${template ? ` template ${template}` : ""}`);
-  } finally {
-    await admin.end();
-  }
+  await asAdmin(adminUrl, `create database ${name}${template ? ` template ${template}` : ""}`);
   return {
     url: databaseUrlOf(adminUrl, name),
     dataDir: "memory://",
     template: undefined,
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
   };
 }

@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { loadConfig } from "../../src/config.js";
 import { writeEmbeddedTemplate } from "../../src/embedded-template.js";
 import { startRuntime } from "../../src/runtime.js";
-import { databaseUrlOf } from "./database.js";
+import { asAdmin, databaseUrlOf } from "./database.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -40,15 +39,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return () => rm(directory, { recursive: true, force: true });
   }
   const name = `mcs_test_template_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (statement: string) => asAdmin(adminUrl, statement);
   await admin(`create database ${name}`);
   try {
     const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", DATABASE_URL: databaseUrlOf(adminUrl, name) });
