@@ -49,18 +49,13 @@ async function replay(steps: Steps, body?: Record<string, unknown>): Promise<unk
 }
 
 /**
- * What a read answers: the rows of its last statement that is not the planner's estimate, which is
- * what the service's answer is made of. A search's page is its first statement and the estimate
- * (`explain`) its second, read by the service for one number; a modpack's mods read the modpack's
- * rule first, then the page. The check answers otherwise (`checkAnswer`).
+ * What a read answers: the rows of its last statement, which is what the service's answer is made
+ * of. A search's page is one statement, carrying the planner's estimate of its matches; a modpack's
+ * mods read the modpack's rule first, then the page. The check answers otherwise (`checkAnswer`).
  */
 async function answer(steps: Steps): Promise<unknown> {
   const rows = await replay(steps);
-  const statements = steps.flat();
-  for (let index = statements.length - 1; index >= 0; index--) {
-    if (!statements[index]?.sql.startsWith("explain")) return rows[index];
-  }
-  return [];
+  return rows.at(-1) ?? [];
 }
 
 const app = Fastify({ logger: false });

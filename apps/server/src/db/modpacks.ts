@@ -98,16 +98,7 @@ export function publicSearchPage(
   search: string,
   at: FixedPageAt,
 ): CompiledQuery {
-  return publicSearches(sortBy, order, (row, first) => searchTextSql(`${row}.search_text`, search, first), at);
-}
-
-/** The planner's estimate of a public search's matches (`listPage`'s `fixedEstimate`). */
-export function publicSearchEstimate(search: string): CompiledQuery {
-  const { text, values } = searchTextSql("search_text", search, 1);
-  return CompiledQuery.raw(
-    `explain (format json) select 1 from modpacks where is_active and is_public and ${text}`,
-    values,
-  );
+  return publicSearches(sortBy, order, (row, parameter) => searchTextSql(`${row}.search_text`, search, parameter), at);
 }
 
 const memberPermissionValues = new Set<string>(memberPermissions);

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { badGateway, type Mod, unprocessable, workshopIdOf } from "@modpack/contract";
-import { CompiledQuery, type RawBuilder, type SqlBool, sql } from "kysely";
+import { type CompiledQuery, type RawBuilder, type SqlBool, sql } from "kysely";
 import { buildModIdsOf } from "../modpack/pack-mods.js";
 import { type WorkshopClient, WorkshopError, type WorkshopItem, type WorkshopItemResult } from "../workshop/client.js";
 import { PARSER_VERSION } from "../workshop/description.js";
@@ -8,7 +8,7 @@ import type { AnySelect } from "./counts.js";
 import type { Db } from "./database.js";
 import { inLockOrder } from "./lock-order.js";
 import { keepWholeSelections, recordCatalogueRevisions } from "./modpack-revisions.js";
-import { boundedPages, type FixedPageAt, type FixedSortBy, walkPages } from "./paging.js";
+import { boundedPages, type FixedPageAt, type FixedParameter, type FixedSortBy, walkPages } from "./paging.js";
 import type { ModRow } from "./schema.js";
 import { searchTextCondition, searchTextSql } from "./search-text.js";
 import { apiTime, isoTime, type ReadTime } from "./times.js";
@@ -237,24 +237,25 @@ export function modSearchCondition(search: string): RawBuilder<SqlBool> {
 
 /**
  * `modSearchCondition` and `modTagsCondition` together as the text of a fixed statement, on the mod
- * row named `row`, its parameters numbered from `firstParameter` on.
+ * row named `row`, each value in the parameter `parameter` names.
  */
-function catalogueFilterSql(row: string, search: string | undefined, tags: string[], firstParameter: number) {
+function catalogueFilterSql(row: string, search: string | undefined, tags: string[], parameter: FixedParameter) {
   const text: string[] = [];
   const values: unknown[] = [];
+  /** The parameter of the value pushed last. */
+  const last = () => parameter(values.length - 1);
   if (search) {
-    const terms = searchTextSql(`${row}.search_text`, search, firstParameter);
+    const terms = searchTextSql(`${row}.search_text`, search, parameter);
     values.push(...terms.values, search);
+    const inGameId = last();
     const workshopId = workshopIdOf(search);
     if (workshopId !== null) values.push(workshopId);
-    const exactWorkshopId =
-      workshopId === null ? "" : ` or ${row}.workshop_id = $${firstParameter + values.length - 1}`;
-    const inGameId = firstParameter + terms.values.length;
-    text.push(`(${terms.text} or ${row}.platform_mod_ids @> array[$${inGameId}]::text[]${exactWorkshopId})`);
+    const exactWorkshopId = workshopId === null ? "" : ` or ${row}.workshop_id = ${last()}`;
+    text.push(`(${terms.text} or ${row}.platform_mod_ids @> array[${inGameId}]::text[]${exactWorkshopId})`);
   }
   if (tags.length > 0) {
     values.push(tags);
-    text.push(`${row}.tags && $${firstParameter + values.length - 1}::text[]`);
+    text.push(`${row}.tags && ${last()}::text[]`);
   }
   return { text: text.length === 0 ? "true" : text.join(" and "), values };
 }
@@ -293,7 +294,7 @@ export function catalogueSearchPage(
   return catalogueSearches(
     sortBy,
     order,
-    (row, first) => catalogueFilterSql(row, filter.search, filter.tags, first),
+    (row, parameter) => catalogueFilterSql(row, filter.search, filter.tags, parameter),
     at,
   );
 }
@@ -308,12 +309,6 @@ export const cataloguePage = boundedPages({
   columns: modColumnsSql,
   statistics: "'mods'::regclass",
 });
-
-/** The planner's estimate of the matches of a catalogue search or tag filter (`listPage`'s `fixedEstimate`). */
-export function catalogueSearchEstimate(filter: { search: string | undefined; tags: string[] }): CompiledQuery {
-  const { text, values } = catalogueFilterSql("mods", filter.search, filter.tags, 1);
-  return CompiledQuery.raw(`explain (format json) select 1 from mods where ${text}`, values);
-}
 
 /**
  * A modpack's links (`modpack_mods as link`) whose mod matches `search` (`modSearchCondition`),

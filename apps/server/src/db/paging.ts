@@ -7,7 +7,6 @@ import {
   countUpToLimit,
   EXACT_COUNT_LIMIT,
   estimatedCount,
-  explainedRows,
 } from "./counts.js";
 import { decodeCursor, digest, encodeCursor, type Position, SORT_TIME_FORMAT, type SortType } from "./cursors.js";
 import type { Db } from "./database.js";
@@ -89,18 +88,14 @@ interface ListCommon<Q extends AnySelect, Row, Item> {
    * The page's statement as fixed text, for a list read so often that building and compiling its
    * statement on every request costs the service more than Postgres takes to run it. It replaces
    * the statement `rows`, `columns` and `sortWalk` would build; those still count a page past the
-   * end, and give the planner's estimate without `fixedEstimate`. Its rows carry what the built
-   * statement's would, each column named as the answer reads it (`"sortValue"`): it is read without
-   * the CamelCasePlugin, whose mapping of every key of every row a fixed statement has no need of.
-   * The page's columns, `sortValue`, `cursorId`, and for `bounded` the `boundedCount` and
-   * `estimate`, for `exact` the `exactCount`, for a `matched` list's walk the `matchCount`.
+   * end, and give the planner's estimate of a page with no row to carry it. Its rows carry what
+   * the built statement's would, each column named as the answer reads it (`"sortValue"`): it is
+   * read without the CamelCasePlugin, whose mapping of every key of every row a fixed statement has
+   * no need of. The page's columns, `sortValue`, `cursorId`, and for `bounded` the `boundedCount`
+   * and `estimate`, for `exact` the `exactCount`, for a `matched` list's walk (`walkPages`) the
+   * `matchCount` and, where the page did not read every match, the planner's `estimate` of them.
    */
   fixedPage?: (at: FixedPageAt) => CompiledQuery;
-  /**
-   * With `fixedPage` on a `matched` list: `explain (format json)` of a select of every match, the
-   * planner's estimate of the matches when the page did not read them all.
-   */
-  fixedEstimate?: () => CompiledQuery;
   /**
    * For `matched`, the matches of a list whose filter no index gives in the sort's order: its
    * unfiltered rows (`from`, named `table`) and its filter. The page walks the sort index through a
@@ -242,8 +237,14 @@ export function boundedPages(list: {
   };
 }
 
-/** A search's or filter's condition on the row named `row`, its values numbered from `firstParameter`. */
-export type FixedFilter = (row: string, firstParameter: number) => { text: string; values: unknown[] };
+/** How a fixed statement names the parameter holding the nth value (from 0) of a condition it carries. */
+export type FixedParameter = (index: number) => string;
+
+/** A search's or filter's condition on the row named `row`, each of its values named by `parameter`. */
+export type FixedFilter = (row: string, parameter: FixedParameter) => { text: string; values: unknown[] };
+
+/** A string as an SQL literal. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * A filtered list's walk (`sortWalk`) written out as one fixed statement, for a `matched` list's
@@ -251,10 +252,13 @@ export type FixedFilter = (row: string, firstParameter: number) => { text: strin
  * It walks `table`'s sort index through the first `walk` of the list's rows (`where`, from the
  * position on), keeps the first `wanted` that pass the filter; when fewer do, every match's id and
  * sort value from the filter's own indexes instead, counted and sorted. The page's rows are read by
- * primary key as `t` (`columns`). Parameters: `$1` the rows to read, `$2` the offset, `$3` the
- * matches wanted, `$4` the walk's length, `$5` and `$6` a cursor's sort value and id, then the
- * filter's. Each sort's columns are written once; the text around a request's filter is written
- * per request, since the filter's shape varies with its terms.
+ * primary key as `t` (`columns`). Where the page cannot count the matches (the walk found enough, or
+ * it starts at a cursor), it carries the planner's estimate of them, `estimate`, from `planned_rows`
+ * (migration 0019): the filter's values handed to it as text, cast back by the filter's own text.
+ * Parameters: `$1` the rows to read, `$2` the offset, `$3` the matches wanted, `$4` the walk's
+ * length, `$5` and `$6` a cursor's sort value and id, then the filter's. Each sort's columns are
+ * written once; the text around a request's filter is written per request, since the filter's shape
+ * varies with its terms.
  */
 export function walkPages(list: {
   table: "mods" | "modpacks";
@@ -272,7 +276,10 @@ export function walkPages(list: {
     const { column } = sort;
     const sorted = (by: string, id: string) => orderSql(by, id, order);
     const after = position ? `and ${afterSql("r", sort, order, "$5", "$6")}` : "";
-    const filter = filterOf("r", position ? 7 : 5);
+    const first = position ? 7 : 5;
+    const filter = filterOf("r", (index) => `$${first + index}`);
+    const matches = `select 1 from ${table} as r where ${where("r")} and ${filterOf("r", (index) => `$1[${index + 1}]`).text}`;
+    const asText = filter.values.map((_, index) => `$${first + index}::text`).join(", ");
     const text = `with along as materialized (
     select r.id, r.${column} as page_sort from (
       select r.* from ${table} as r where ${where("r")} ${after} ${sorted(`r.${column}`, "r.id")} limit $4
@@ -288,7 +295,9 @@ export function walkPages(list: {
       ) as match ${sorted("page_sort", "id")} limit $3
     ) as every_match where (select count(*) from along) < $3
   )
-  select ${columns[sortBy]}, picked.match_count as "matchCount"
+  select ${columns[sortBy]}, picked.match_count as "matchCount",
+    (select case when ${position ? "true" : "(select count(*) from along) = $3"}
+      then planned_rows(${literal(matches)}, array[${asText}]::text[]) end) as estimate
   from picked cross join lateral (select * from ${table} where id = picked.id offset 0) as t
   ${sorted("picked.page_sort", "picked.id")} limit $1 offset $2`;
     const cursor = position ? [position.value, position.id] : [];
@@ -310,6 +319,7 @@ interface PageKeys {
   matchCount?: number | string | null;
   boundedCount?: number;
   exactCount?: number;
+  /** `bounded`: the row count of the list's statistics; a `matched` walk: the planner's estimate of its matches. */
   estimate?: number | null;
 }
 
@@ -435,10 +445,8 @@ export async function listPage<Q extends AnySelect, Row, Item>(
     // A page past the end has no row to carry a count, and its reader needs the real one to page back.
     if (found.length === 0 && !position) return answer(found, await countExactly(), true);
     // The page did not read every match: the planner's estimate, never fewer than the rows the
-    // page proves there are.
-    const estimate = spec.fixedEstimate
-      ? await explainedRows(db, spec.fixedEstimate())
-      : await estimatedCount(db, spec.rows);
+    // page proves there are. A fixed walk's page carries it; a page with no row cannot.
+    const estimate = found[0]?.estimate ?? (await estimatedCount(db, spec.rows));
     const least = (position ? (page - 1) * limit : offset) + found.length;
     return answer(found, Math.max(estimate, least), false);
   }

@@ -1,4 +1,5 @@
 import { type SqlBool, sql } from "kysely";
+import type { FixedParameter } from "./paging.js";
 
 /** `%` and `_` in user text match themselves in ILIKE patterns. */
 export function likePattern(search: string): string {
@@ -63,15 +64,15 @@ export function searchTextCondition(column: "mods.searchText" | "modpacks.search
 
 /**
  * `searchTextCondition` as the text of a fixed statement: `column` is the search text's column as
- * the statement names it, and each term's value is the parameter numbered from `firstParameter` on,
- * in `values`' order.
+ * the statement names it, and `parameter(n)` names the statement's parameter holding the nth of
+ * `values` (from 0), in `values`' order.
  */
-export function searchTextSql(column: string, search: string, firstParameter: number) {
+export function searchTextSql(column: string, search: string, parameter: FixedParameter) {
   const tests = termTests(search);
   const text = tests.map(({ like }, index) =>
     like
-      ? `${column} like '%' || search_normalize($${firstParameter + index}) || '%'`
-      : `strpos(${column}, search_normalize($${firstParameter + index})) > 0`,
+      ? `${column} like '%' || search_normalize(${parameter(index)}) || '%'`
+      : `strpos(${column}, search_normalize(${parameter(index)})) > 0`,
   );
   return { text: text.length === 0 ? "true" : `(${text.join(" and ")})`, values: tests.map((test) => test.value) };
 }

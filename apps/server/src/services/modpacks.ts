@@ -9,7 +9,6 @@ import {
   loadMembers,
   loadModpack,
   publicModpacksPage,
-  publicSearchEstimate,
   publicSearchPage,
   readableBy,
   toModpack,
@@ -42,7 +41,7 @@ function listModpacks(
   matching: SelectQueryBuilder<Database, "modpacks", object>,
   input: Omit<MyModpackListInput, "includeArchived"> & { includeArchived?: boolean | undefined },
   count: "bounded" | "withPage",
-  fixed?: { page: (at: FixedPageAt) => CompiledQuery; estimate?: () => CompiledQuery },
+  fixedPage?: (at: FixedPageAt) => CompiledQuery,
 ) {
   const { search, sortBy, sortOrder } = input;
   type Modpacks = typeof matching;
@@ -62,7 +61,7 @@ function listModpacks(
     // distance, else sorts every match from the trigram index, and counts only what it read. One
     // user's modpacks are one small set already, counted in the page's statement.
     ...(count === "bounded" && search && { sortWalk: { table: "modpacks" as const, from: matching, filter } }),
-    ...(fixed && { fixedPage: fixed.page, fixedEstimate: fixed.estimate }),
+    ...(fixedPage && { fixedPage }),
     columns: (rows) => rows.select(summaryColumns),
     toItem: toModpackSummary,
   });
@@ -99,13 +98,10 @@ export function modpacksService(db: Db): Services["modpacks"] {
       // The list every visitor reads, and its search: each page is one fixed statement (see
       // `publicModpacksPage` and `publicSearchPage`).
       const { search, sortBy, sortOrder } = input;
-      const fixed = search
-        ? {
-            page: (at: FixedPageAt) => publicSearchPage(sortBy, sortOrder, search, at),
-            estimate: () => publicSearchEstimate(search),
-          }
-        : { page: (at: FixedPageAt) => publicModpacksPage(sortBy, sortOrder, at) };
-      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", fixed);
+      const fixedPage = search
+        ? (at: FixedPageAt) => publicSearchPage(sortBy, sortOrder, search, at)
+        : (at: FixedPageAt) => publicModpacksPage(sortBy, sortOrder, at);
+      return listModpacks(db, "modpacks.public", publicModpacks, input, "bounded", fixedPage);
     },
 
     async listWithMod(input) {

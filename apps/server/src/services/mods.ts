@@ -13,7 +13,6 @@ import { findNewErrors, notifyNewErrors } from "../db/modpack-check.js";
 import { readableBy } from "../db/modpacks.js";
 import {
   cataloguePage,
-  catalogueSearchEstimate,
   catalogueSearchPage,
   fetchItem,
   HTTP_URL,
@@ -153,7 +152,6 @@ export function modsService(deps: ModsDependencies): Services["mods"] {
             ? {
                 count: "matched" as const,
                 fixedPage: (at: FixedPageAt) => catalogueSearchPage(sortBy, sortOrder, { search, tags }, at),
-                fixedEstimate: () => catalogueSearchEstimate({ search, tags }),
               }
             : {
                 count: "bounded" as const,

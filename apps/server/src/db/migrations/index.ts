@@ -16,6 +16,7 @@ import * as m0015 from "./0015_modpack_changes.js";
 import * as m0016 from "./0016_revisions.js";
 import * as m0017 from "./0017_server_starts.js";
 import * as m0018 from "./0018_check_read_versions.js";
+import * as m0019 from "./0019_planned_rows.js";
 
 /**
  * A migration runs in a transaction of its own unless it exports `transactional = false`: one that
@@ -43,4 +44,5 @@ export const migrations: Record<string, NumberedMigration> = {
   "0016_revisions": m0016,
   "0017_server_starts": m0017,
   "0018_check_read_versions": m0018,
+  "0019_planned_rows": m0019,
 };
