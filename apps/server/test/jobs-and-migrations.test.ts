@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { migrations } from "../src/db/migrations/index.js";
+import { type JobDefinition, reconcileQueues } from "../src/jobs/boss.js";
 import { SWEEP_SESSIONS_QUEUE } from "../src/jobs/maintenance.js";
 import { captureLog } from "./support/log-capture.js";
 import { startTestService, type TestService } from "./support/service.js";
@@ -108,5 +109,28 @@ describe("jobs", () => {
     expect(output).toEqual({ sessionsDeleted: 1, tokensDeleted: 0 });
     const left = await db.selectFrom("sessions").select("tokenHash").execute();
     expect(left.map((row) => row.tokenHash)).toEqual(["live-hash"]);
+  });
+});
+
+describe("a queue's policy", () => {
+  it("stays the one the queue was made with; a definition naming another is reported", async () => {
+    const { boss } = service.runtime.jobs;
+    const handle = async () => undefined;
+    const definedAs = (options: JobDefinition["options"]): JobDefinition[] => [
+      { queue: "policy-probe", options, handle },
+    ];
+    const reported = () => log.lines().filter((line) => line.queue === "policy-probe");
+    await reconcileQueues(boss, definedAs({ policy: "standard", retryLimit: 2 }), log.logger);
+    expect(reported()).toEqual([]);
+
+    // pg-boss cannot change a queue's policy: the settings it can change are updated, the policy
+    // is named in a warning.
+    await reconcileQueues(boss, definedAs({ policy: "singleton", retryLimit: 4 }), log.logger);
+    expect(await boss.getQueue("policy-probe")).toMatchObject({ policy: "standard", retryLimit: 4 });
+    expect(reported()).toEqual([expect.objectContaining({ level: 40, policy: "standard", defined: "singleton" })]);
+
+    // A definition without a policy names pg-boss's default, the queue's: nothing more is reported.
+    await reconcileQueues(boss, definedAs({ retryLimit: 4 }), log.logger);
+    expect(reported()).toHaveLength(1);
   });
 });

@@ -61,6 +61,42 @@ export async function startWorkers(boss: PgBoss, definitions: JobDefinition[]): 
   }
 }
 
+/** The policy pg-boss gives a queue made without one. */
+const DEFAULT_POLICY = "standard";
+
+/**
+ * Makes each defined queue that does not exist yet. `createQueue` leaves a queue that exists as it
+ * is, so the settings a definition names are updated where the queue holds others: a webhook
+ * timeout changed since the last start, or since the build made the template a new embedded
+ * database is copied from. A queue's policy is fixed when it is made (pg-boss refuses to change
+ * it): a definition naming another is reported, and the queue keeps its own until it is deleted.
+ */
+export async function reconcileQueues(
+  boss: PgBoss,
+  definitions: JobDefinition[],
+  logger: FastifyBaseLogger,
+): Promise<void> {
+  const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]));
+  for (const definition of definitions) {
+    const queueOptions = { notify: true, ...definition.options };
+    const { policy = DEFAULT_POLICY, ...settings } = queueOptions;
+    const queue = existing.get(definition.queue);
+    if (!queue) {
+      await boss.createQueue(definition.queue, queueOptions);
+      continue;
+    }
+    if (Object.entries(settings).some(([name, value]) => queue[name as keyof typeof queue] !== value)) {
+      await boss.updateQueue(definition.queue, settings);
+    }
+    if (queue.policy !== policy) {
+      logger.warn(
+        { queue: definition.queue, policy: queue.policy, defined: policy },
+        "job queue keeps the policy it was made with, not the one its definition names",
+      );
+    }
+  }
+}
+
 /**
  * Starts pg-boss on the service's database (its own schema), creates every queue, registers
  * the schedules, and — unless this process only serves HTTP — the workers.
@@ -87,19 +123,8 @@ export async function startJobs(options: {
   boss.on("error", (error) => logger.error({ err: error }, "job queue error"));
   boss.on("warning", (warning) => logger.warn({ warning }, "job queue warning"));
   await boss.start();
-  // `createQueue` leaves a queue that exists as it is, so a start updates the settings a definition
-  // names where the queue holds others: a webhook timeout changed since the last start, or since
-  // the build made the template a new embedded database is copied from. A queue's policy is fixed
-  // when it is made.
-  const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]));
+  await reconcileQueues(boss, options.definitions, logger);
   for (const definition of options.definitions) {
-    const queueOptions = { notify: true, ...definition.options };
-    const { policy: _policy, ...settings } = queueOptions;
-    const queue = existing.get(definition.queue);
-    if (!queue) await boss.createQueue(definition.queue, queueOptions);
-    else if (Object.entries(settings).some(([name, value]) => queue[name as keyof typeof queue] !== value)) {
-      await boss.updateQueue(definition.queue, settings);
-    }
     if (definition.schedule) {
       await boss.schedule(definition.queue, definition.schedule.cron, definition.schedule.data ?? {});
     }
