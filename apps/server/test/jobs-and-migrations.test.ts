@@ -132,5 +132,6 @@ describe("a queue's policy", () => {
     // A definition without a policy names pg-boss's default, the queue's: nothing more is reported.
     await reconcileQueues(boss, definedAs({ retryLimit: 4 }), log.logger);
     expect(reported()).toHaveLength(1);
+    await boss.deleteQueue("policy-probe");
   });
 });

@@ -6,6 +6,10 @@
  */
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AnySelect, estimatedCount } from "../src/db/counts.js";
+import { readableBy } from "../src/db/modpacks.js";
+import { modSearchCondition, modTagsCondition } from "../src/db/mods.js";
+import { searchTextCondition } from "../src/db/search-text.js";
 import { statementsOf } from "./support/query-count.js";
 import { insertModpack, insertMods } from "./support/rows.js";
 import { startTestService, type TestService } from "./support/service.js";
@@ -260,6 +264,66 @@ describe("an estimated total costs the planner, not a second read of the matches
     );
     expect(result.statusCode).toBe(200);
     expect(statements.map((statement) => statement.trimStart().split(/\s/)[0])).toEqual(kinds);
+  });
+});
+
+describe("an estimated total is the planner's estimate of every match, on the first page and past it", () => {
+  // name, the first page's url, the same matches as the list's query builder selects them
+  const cases: [string, string, () => AnySelect][] = [
+    [
+      "a word",
+      "/mods?search=totalword&limit=10&sortBy=name&sortOrder=desc",
+      () => catalogue().where(modSearchCondition("totalword")),
+    ],
+    [
+      "a workshop id's digits: a word, an in-game id and a workshop id",
+      "/mods?search=6100&limit=10&sortBy=name&sortOrder=desc",
+      () => catalogue().where(modSearchCondition("6100")),
+    ],
+    [
+      "a tag",
+      "/mods?tags=Totaltag&limit=10&sortBy=name&sortOrder=desc",
+      () => catalogue().where(modTagsCondition(["Totaltag"])),
+    ],
+    [
+      "a word and a tag",
+      "/mods?search=totalword&tags=Totaltag&limit=10&sortBy=name&sortOrder=desc",
+      () =>
+        catalogue()
+          .where(modSearchCondition("totalword"))
+          .where(modTagsCondition(["Totaltag"])),
+    ],
+    [
+      "the public modpacks of a word",
+      "/modpacks/public?search=totalpack&limit=3&sortOrder=desc",
+      () =>
+        service.runtime.database.db
+          .selectFrom("modpacks")
+          .where(readableBy(null))
+          .where(searchTextCondition("modpacks.searchText", "totalpack")),
+    ],
+  ];
+  const catalogue = () => service.runtime.database.db.selectFrom("mods");
+  /** A page as a visitor reads it: the statements counted are the page's alone. */
+  const visit = async (url: string) => {
+    const response = await service.app.inject({ method: "GET", url });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as Page;
+  };
+  /** The total a page answers for an estimate: never fewer than the rows it read (its page and the one past it). */
+  const totalOf = (estimate: number, page: Page) =>
+    Math.max(estimate, page.data.length + (page.pagination.nextCursor ? 1 : 0));
+
+  it.each(cases)("%s", async (_name, url, matches) => {
+    const estimate = await estimatedCount(service.runtime.database.db, matches());
+    const first = await statementsOf(service, () => visit(url));
+    expect(first.result.pagination).toMatchObject({ totalExact: false, total: totalOf(estimate, first.result) });
+    expect(first.statements).toHaveLength(1);
+    const cursor = first.result.pagination.nextCursor;
+    expect(cursor).toBeTruthy();
+    const next = await statementsOf(service, () => visit(`${url}&cursor=${encodeURIComponent(cursor ?? "")}`));
+    expect(next.result.pagination).toMatchObject({ totalExact: false, total: totalOf(estimate, next.result) });
+    expect(next.statements).toHaveLength(1);
   });
 });
 

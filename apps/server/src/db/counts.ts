@@ -23,7 +23,7 @@ export async function estimatedCount(db: Db, rows: AnySelect): Promise<number> {
 }
 
 /** The rows the planner expects a statement to answer, from its `explain (format json)`. */
-export async function explainedRows(db: Db, explain: CompiledQuery): Promise<number> {
+async function explainedRows(db: Db, explain: CompiledQuery): Promise<number> {
   const explained = await db.executeQuery<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(explain);
   return Math.round(Number(explained.rows[0]?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0));
 }

@@ -245,7 +245,8 @@ function catalogueFilterSql(row: string, search: string | undefined, tags: strin
   /** The parameter of the value pushed last. */
   const last = () => parameter(values.length - 1);
   if (search) {
-    const terms = searchTextSql(`${row}.search_text`, search, parameter);
+    const first = values.length;
+    const terms = searchTextSql(`${row}.search_text`, search, (index) => parameter(first + index));
     values.push(...terms.values, search);
     const inGameId = last();
     const workshopId = workshopIdOf(search);

@@ -69,7 +69,8 @@ const DEFAULT_POLICY = "standard";
  * is, so the settings a definition names are updated where the queue holds others: a webhook
  * timeout changed since the last start, or since the build made the template a new embedded
  * database is copied from. A queue's policy is fixed when it is made (pg-boss refuses to change
- * it): a definition naming another is reported, and the queue keeps its own until it is deleted.
+ * it): a definition naming another is reported at every start, and the queue keeps its own until
+ * it is deleted.
  */
 export async function reconcileQueues(
   boss: PgBoss,
@@ -79,7 +80,8 @@ export async function reconcileQueues(
   const existing = new Map((await boss.getQueues()).map((queue) => [queue.name, queue]));
   for (const definition of definitions) {
     const queueOptions = { notify: true, ...definition.options };
-    const { policy = DEFAULT_POLICY, ...settings } = queueOptions;
+    // Neither a policy nor partitioning can change once a queue is made (pg-boss refuses both).
+    const { policy = DEFAULT_POLICY, partition: _partition, ...settings } = queueOptions;
     const queue = existing.get(definition.queue);
     if (!queue) {
       await boss.createQueue(definition.queue, queueOptions);
@@ -91,7 +93,7 @@ export async function reconcileQueues(
     if (queue.policy !== policy) {
       logger.warn(
         { queue: definition.queue, policy: queue.policy, defined: policy },
-        "job queue keeps the policy it was made with, not the one its definition names",
+        "job queue keeps the policy it was made with, not the one its definition names: delete the queue (and its jobs) to make it again",
       );
     }
   }
