@@ -243,7 +243,11 @@ export type FixedParameter = (index: number) => string;
 /** A search's or filter's condition on the row named `row`, each of its values named by `parameter`. */
 export type FixedFilter = (row: string, parameter: FixedParameter) => { text: string; values: unknown[] };
 
-/** A string as an SQL literal. */
+/**
+ * Our own SQL text as a string literal (quotes doubled; a backslash is itself under
+ * `standard_conforming_strings`, on since Postgres 9.1). A request's values never go into it: they
+ * stay parameters.
+ */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
